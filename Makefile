@@ -1,0 +1,46 @@
+# The two commands a user needs are `make demo` and `make test`; both set
+# everything up themselves (a .venv made here, bubblewrap via apt-get).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+NBVAL  := --nbval course/source --sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
+
+.PHONY: help venv test test-fast nbval demo execute release bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)  ## create .venv and install the project with its dev extra
+
+test: $(STAMP)  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+	$(BIN)/pytest
+	$(BIN)/pytest $(NBVAL)
+
+test-fast: $(STAMP)  ## the tests not marked slow
+	$(BIN)/pytest -m "not slow"
+
+nbval: $(STAMP)  ## re-execute the source notebooks and compare with their stored outputs
+	$(BIN)/pytest $(NBVAL)
+
+demo: $(STAMP)  ## build the release, grade the bundled demo class, write feedback and a report
+	$(BIN)/nbg demo --out demo-output
+
+execute: $(STAMP)  ## re-execute every source notebook in place (commit the result)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False course/source/*/*.ipynb
+
+release: $(STAMP)  ## build the student release and one zip per assignment
+	$(BIN)/nbg release --course course
+
+bench: $(STAMP)  ## run the benchmarks and write BENCHMARKS.md
+	$(BIN)/python -m bench
+
+clean:  ## remove the virtualenv and generated outputs
+	rm -rf $(VENV) demo-output .pytest_cache
