@@ -1,0 +1,60 @@
+"""nbcore: a small reference library of naive Bayes, checked against scikit-learn.
+
+The functional core (``nbcore.estimation`` and the ``*_feature_log_prob`` /
+``*_jll`` functions of each event model) is what the course notebooks teach;
+the estimator classes are built on it.
+"""
+
+from nbcore.bernoulli import BernoulliNB, bernoulli_feature_log_prob, bernoulli_jll
+from nbcore.categorical import (
+    CategoricalNB,
+    categorical_feature_log_prob,
+    categorical_jll,
+)
+from nbcore.estimation import (
+    bernoulli_mle,
+    beta_map,
+    beta_posterior,
+    beta_posterior_mean,
+    categorical_mle,
+    class_log_prior,
+    dirichlet_map,
+    dirichlet_posterior_mean,
+    log_normalize,
+    m_estimate,
+    map_hypothesis,
+    ml_hypothesis,
+    posterior,
+    unnormalized_posterior,
+)
+from nbcore.gaussian import GaussianNB, gaussian_jll, gaussian_mean_var
+from nbcore.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
+
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "GaussianNB",
+    "MultinomialNB",
+    "bernoulli_feature_log_prob",
+    "bernoulli_jll",
+    "bernoulli_mle",
+    "beta_map",
+    "beta_posterior",
+    "beta_posterior_mean",
+    "categorical_feature_log_prob",
+    "categorical_jll",
+    "categorical_mle",
+    "class_log_prior",
+    "dirichlet_map",
+    "dirichlet_posterior_mean",
+    "gaussian_jll",
+    "gaussian_mean_var",
+    "log_normalize",
+    "m_estimate",
+    "map_hypothesis",
+    "ml_hypothesis",
+    "multinomial_feature_log_prob",
+    "multinomial_jll",
+    "posterior",
+    "unnormalized_posterior",
+]

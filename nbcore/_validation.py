@@ -1,0 +1,172 @@
+"""Input checks shared by the functional core and the estimators.
+
+Every check raises a ``ValueError`` whose message says what to change.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+MISSING_OPTIONS = ("error", "skip")
+
+
+def check_missing_option(missing):
+    """Return ``missing`` if it is one of ``MISSING_OPTIONS``."""
+    if not isinstance(missing, str) or missing not in MISSING_OPTIONS:
+        raise ValueError(
+            f"missing must be 'error' or 'skip', got {missing!r}."
+        )
+    return missing
+
+
+def as_2d_float(X, name="X", accept_sparse=True):
+    """``X`` as a float64 2-D ndarray, or a CSR matrix when sparse."""
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise ValueError(
+                f"{name} is a sparse matrix; this model needs a dense array "
+                "(call X.toarray())."
+            )
+        return sp.csr_matrix(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features), got shape "
+            f"{X.shape}; reshape a single feature with X.reshape(-1, 1) or a "
+            "single sample with X.reshape(1, -1)."
+        )
+    return X
+
+
+def stored_values(X):
+    """The explicitly stored values of a dense or sparse array."""
+    return X.data if sp.issparse(X) else X
+
+
+def check_finite(X, missing, estimator_name="the model"):
+    """Reject infinity always, and NaN unless ``missing == 'skip'``.
+
+    Returns
+    -------
+    has_nan : bool
+        Whether ``X`` holds NaN entries (only possible with 'skip').
+    """
+    values = stored_values(X)
+    if values.size == 0 or np.isfinite(values.sum()):
+        return False  # fast path: a finite sum means every entry is finite
+    if np.isinf(values).any():
+        raise ValueError(
+            f"Input X contains infinity; {estimator_name} needs finite values "
+            "(NaN marks a missing value when missing='skip')."
+        )
+    if missing != "skip":
+        raise ValueError(
+            f"Input X contains NaN. Set missing='skip' on {estimator_name} to "
+            "leave missing values out of the product, or impute them first."
+        )
+    return True
+
+
+def check_non_negative(X, estimator_name):
+    """Reject negative entries (counts cannot be negative); NaN is ignored."""
+    values = stored_values(X)
+    if values.size and (values < 0).any():  # NaN < 0 is False: NaN is ignored
+        raise ValueError(
+            f"Negative values in data passed to {estimator_name}: it models "
+            "counts, which must be >= 0."
+        )
+
+
+def encode_labels(y, classes, n_samples=None):
+    """Indices of the labels ``y`` in ``classes``.
+
+    Raises a ValueError for a label that is not in ``classes``.
+    """
+    y = np.asarray(y)
+    classes = np.asarray(classes)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}.")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(
+            f"X and y have different numbers of samples: {n_samples} and "
+            f"{y.shape[0]}; give one label per row of X."
+        )
+    order = np.argsort(classes, kind="stable")
+    position = np.searchsorted(classes[order], y)
+    position = np.minimum(position, len(classes) - 1)
+    index = order[position]
+    unknown = classes[index] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"Label(s) {np.unique(y[unknown]).tolist()} in y are not in classes "
+            f"{classes.tolist()}; pass every label in classes (at the first "
+            "call of partial_fit)."
+        )
+    return index
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """``sample_weight`` as float64 of shape (n_samples,), ones when None."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        return np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},) (one weight per "
+            f"sample), got {weights.shape}."
+        )
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if n_samples and not weights.any():
+        raise ValueError(
+            "sample_weight is zero for every sample; give at least one sample a "
+            "positive weight."
+        )
+    return weights
+
+
+def weighted_one_hot(class_index, n_classes, weights):
+    """(n_samples, n_classes) matrix whose row i holds weight i in its class."""
+    Y = np.zeros((len(class_index), n_classes))
+    Y[np.arange(len(class_index)), class_index] = weights
+    return Y
+
+
+def check_alpha(alpha, n_features):
+    """``alpha`` as a float or a float64 array of shape (n_features,), >= 0."""
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+        alpha_array = np.float64(alpha)
+    else:
+        alpha_array = np.asarray(alpha, dtype=np.float64)
+        if alpha_array.shape != (n_features,):
+            raise ValueError(
+                "alpha must be a number or an array of shape "
+                f"(n_features,) = ({n_features},), got shape {alpha_array.shape}."
+            )
+    if not np.all(np.isfinite(alpha_array)) or np.any(alpha_array < 0):
+        raise ValueError(
+            "alpha must be >= 0 (alpha=0 is the maximum likelihood estimate, "
+            f"alpha=1 Laplace smoothing), got {alpha!r}."
+        )
+    return alpha_array if alpha_array.ndim else float(alpha_array)
+
+
+def check_prior(prior, n_classes, name):
+    """A user-given prior: length n_classes, non-negative, sums to 1."""
+    prior = np.asarray(prior, dtype=np.float64)
+    if prior.shape != (n_classes,):
+        raise ValueError(
+            f"{name} must have one probability per class: expected shape "
+            f"({n_classes},), got {prior.shape}."
+        )
+    if np.any(prior < 0) or not np.isfinite(prior).all():
+        raise ValueError(f"{name} must hold probabilities >= 0, got {prior}.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(
+            f"{name} must sum to 1, but it sums to {prior.sum():.6g}; divide it "
+            "by its sum."
+        )
+    return prior

@@ -1,0 +1,67 @@
+"""Data for the course, all of it offline except the optional SMS corpus.
+
+- :mod:`~nbcore.datasets.worked`: the worked examples of the lectures
+  (medical test, car theft, PlayTennis, IIR documents, seven e-mails,
+  five customers) with the numbers the course reproduces.
+- :mod:`~nbcore.datasets.bundled`: iris, wine, breast cancer and digits from
+  scikit-learn, plus categorical and binary views of the digits.
+- :mod:`~nbcore.datasets.synthetic`: seeded generators that also return the
+  true parameters (text corpora, Gaussian classes).
+- :mod:`~nbcore.datasets.corpus`: a downloading, checksum-verifying loader
+  for the SMS Spam Collection.
+
+All loaders return a :class:`sklearn.utils.Bunch` with the same field
+names (``frame``, ``X``, ``y``, ``classes``, ``target_names``,
+``feature_names``, ``description`` and, for the worked examples,
+``query``/``X_query``).
+"""
+
+from nbcore.datasets.bundled import (
+    load_breast_cancer,
+    load_digits,
+    load_digits_binary,
+    load_digits_categorical,
+    load_iris,
+    load_wine,
+)
+from nbcore.datasets.corpus import (
+    ChecksumMismatchError,
+    DatasetUnavailableError,
+    get_data_home,
+    load_sms_spam,
+)
+from nbcore.datasets.synthetic import (
+    make_gaussian_classes,
+    make_spam_corpus,
+    make_text_corpus,
+)
+from nbcore.datasets.worked import (
+    car_theft,
+    five_customers,
+    iir_china_documents,
+    medical_test,
+    play_tennis,
+    seven_emails,
+)
+
+__all__ = [
+    "medical_test",
+    "car_theft",
+    "play_tennis",
+    "iir_china_documents",
+    "seven_emails",
+    "five_customers",
+    "load_iris",
+    "load_wine",
+    "load_breast_cancer",
+    "load_digits",
+    "load_digits_categorical",
+    "load_digits_binary",
+    "make_text_corpus",
+    "make_spam_corpus",
+    "make_gaussian_classes",
+    "load_sms_spam",
+    "get_data_home",
+    "DatasetUnavailableError",
+    "ChecksumMismatchError",
+]

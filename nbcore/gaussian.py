@@ -1,0 +1,228 @@
+"""Gaussian naive Bayes: one univariate normal per class and feature."""
+
+import numpy as np
+
+from nbcore._base import _BaseNB, class_sums, fill_nan, functional_inputs, nan_mask, safe_log
+from nbcore._validation import as_2d_float, check_prior
+
+__all__ = ["gaussian_mean_var", "gaussian_jll", "GaussianNB"]
+
+
+def _moments(X, class_index, weights, n_classes):
+    """Per (class, feature): observed weight ``n``, mean ``theta`` and sum of
+    squared deviations ``m2``, by two passes of matrix products.
+
+    NaN entries are left out. A (class, feature) without data has theta = m2 = 0.
+    """
+    missing = nan_mask(X)
+    class_weight = np.bincount(class_index, weights=weights, minlength=n_classes)
+    n = np.broadcast_to(class_weight[:, np.newaxis], (n_classes, X.shape[1]))
+    if missing is not None:
+        n = n - class_sums(missing, class_index, weights, n_classes)
+    X_filled = fill_nan(X)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(n > 0, class_sums(X_filled, class_index, weights, n_classes) / n, 0.0)
+    # Second pass on deviations from the own class mean: no cancellation.
+    deviation = fill_nan(X - theta[class_index])
+    m2 = class_sums(deviation**2, class_index, weights, n_classes)
+    return np.array(n, dtype=np.float64), theta, m2
+
+
+def gaussian_mean_var(X, y, classes, ddof=0, sample_weight=None):
+    """Per-class mean and variance of each feature (the MLE when ddof=0).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        NaN entries are left out.
+    y : array-like of shape (n_samples,)
+    classes : array-like of shape (n_classes,)
+    ddof : int, default=0
+        The variance divides by ``N_c - ddof``: 0 is the MLE, 1 the unbiased
+        estimate.
+    sample_weight : array-like of shape (n_samples,), default=None
+        ``N_c`` is then the sum of the weights.
+
+    Returns
+    -------
+    theta : ndarray of shape (n_classes, n_features)
+    var : ndarray of shape (n_classes, n_features)
+        nan where a class has no (or too few) samples.
+
+    Examples
+    --------
+    >>> theta, var = gaussian_mean_var([[1.0], [3.0], [10.0]], [0, 0, 1], [0, 1])
+    >>> theta.ravel(), var.ravel()
+    (array([ 2., 10.]), array([1., 0.]))
+    """
+    X, class_index, weights, n_classes = functional_inputs(
+        X, y, classes, sample_weight, accept_sparse=False
+    )
+    n, theta, m2 = _moments(X, class_index, weights, n_classes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(n > 0, theta, np.nan)
+        var = np.where(n - ddof > 0, m2 / (n - ddof), np.nan)
+    return theta, var
+
+
+def _quadratic_jll(X, class_log_prior, theta, var, reference):
+    """``log pi_c - 1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``.
+
+    Expanded into matrix products after centring X and theta on ``reference``
+    (smaller numbers, less cancellation); NaN entries are skipped.
+    """
+    centred = X - reference
+    missing = nan_mask(centred)
+    centred = fill_nan(centred)
+    precision = 1.0 / var
+    theta_c = theta - reference
+    per_feature_constant = theta_c**2 * precision + np.log(2 * np.pi * var)
+    quadratic = (centred**2) @ precision.T - 2.0 * centred @ (theta_c * precision).T
+    quadratic += per_feature_constant.sum(axis=1)
+    if missing is not None:
+        quadratic -= missing @ per_feature_constant.T
+    return class_log_prior - 0.5 * quadratic
+
+
+def gaussian_jll(X, class_log_prior, theta, var):
+    """Joint log-likelihood under per-class diagonal Gaussians.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        NaN entries are skipped (they contribute 0).
+    class_log_prior : array-like of shape (n_classes,)
+    theta : array-like of shape (n_classes, n_features)
+    var : array-like of shape (n_classes, n_features)
+        Must be > 0.
+
+    Returns
+    -------
+    jll : ndarray of shape (n_samples, n_classes)
+        ``log P(c) + sum_j log N(x_j; theta_cj, var_cj)``.
+
+    Examples
+    --------
+    >>> jll = gaussian_jll([[0.0]], np.log([0.5, 0.5]), [[0.0], [1.0]], [[1.0], [1.0]])
+    >>> np.exp(jll) * 2 * np.sqrt(2 * np.pi)  # 2: the prior 1/2
+    array([[1.        , 0.60653066]])
+    """
+    X = as_2d_float(X, accept_sparse=False)
+    theta = np.asarray(theta, dtype=np.float64)
+    var = np.asarray(var, dtype=np.float64)
+    if not (var > 0).all():
+        raise ValueError(
+            "var must be > 0 everywhere (a zero variance makes the density "
+            "infinite); add a small smoothing term, e.g. var_smoothing."
+        )
+    return _quadratic_jll(
+        X, np.asarray(class_log_prior, dtype=np.float64), theta, var, theta.mean(axis=0)
+    )
+
+
+def _merge(n_a, theta_a, m2_a, n_b, theta_b, m2_b):
+    """Exact merge of two sets of (count, mean, squared deviations) (Chan et al.)."""
+    n = n_a + n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_b = np.where(n > 0, n_b / n, 0.0)
+    delta = theta_b - theta_a
+    theta = theta_a + delta * share_b
+    m2 = m2_a + m2_b + delta**2 * n_a * share_b
+    return n, theta, m2
+
+
+class GaussianNB(_BaseNB):
+    """Naive Bayes with class-conditional univariate normal features.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class priors (must sum to 1); None: the class frequencies.
+    var_smoothing : float, default=1e-9
+        ``epsilon_ = var_smoothing * max_j var(x_j)`` is added to every
+        variance, for (near-)constant features.
+    missing : {"error", "skip"}, default="error"
+        "skip" leaves NaN entries out of the means and variances and out of
+        the product.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+    class_prior_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    epsilon_ : float
+    theta_ : ndarray of shape (n_classes, n_features)
+    var_ : ndarray of shape (n_classes, n_features)
+        MLE variance (divides by N_c) plus ``epsilon_``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    Notes
+    -----
+    ``partial_fit`` keeps exact sufficient statistics (count, mean, sum of
+    squared deviations) per class and, unweighted, over all the data. Batch
+    after batch it therefore gives ``fit`` on all the data, ``epsilon_``
+    included; scikit-learn recomputes ``epsilon_`` from each batch alone
+    (its issue #14054). As in scikit-learn, ``epsilon_`` uses the unweighted
+    variance of X.
+
+    Examples
+    --------
+    >>> X = np.array([[-1.0, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]])
+    >>> model = GaussianNB().fit(X, [1, 1, 1, 2, 2, 2])
+    >>> model.predict([[-0.8, -1]])
+    array([1])
+    """
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, missing="error"):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.missing = missing
+
+    def _init_counters(self, n_classes, n_features):
+        if not np.isscalar(self.var_smoothing) or not self.var_smoothing >= 0:
+            raise ValueError(f"var_smoothing must be >= 0, got {self.var_smoothing!r}.")
+        self.class_count_ = np.zeros(n_classes)
+        zeros = np.zeros((n_classes, n_features))
+        self._class_moments = (zeros, zeros.copy(), zeros.copy())
+        self._all_moments = (np.zeros(n_features), np.zeros(n_features), np.zeros(n_features))
+
+    def _count(self, X, class_index, weights):
+        n_classes = len(self.classes_)
+        self._class_moments = _merge(
+            *self._class_moments, *_moments(X, class_index, weights, n_classes)
+        )
+        # Unweighted moments of all samples (one pseudo-class), for epsilon_.
+        ones = np.ones(X.shape[0])
+        batch = _moments(X, np.zeros(X.shape[0], dtype=np.int64), ones, 1)
+        self._all_moments = _merge(*self._all_moments, *(m[0] for m in batch))
+
+    def _update_parameters(self):
+        n, theta, m2 = self._class_moments
+        n_all, _, m2_all = self._all_moments
+        with np.errstate(invalid="ignore", divide="ignore"):
+            overall_var = np.where(n_all > 0, m2_all / n_all, 0.0)
+            var = np.where(n > 0, m2 / n, 0.0)
+        self.epsilon_ = float(self.var_smoothing * overall_var.max(initial=0.0))
+        self.theta_ = theta.copy()
+        self.var_ = var + self.epsilon_
+        if self.priors is not None:
+            self.class_prior_ = check_prior(self.priors, len(self.classes_), "priors")
+        else:
+            self.class_prior_ = self.class_count_ / self.class_count_.sum()
+        self.class_log_prior_ = safe_log(self.class_prior_)
+        zero = self.var_ <= 0
+        if zero.any():
+            c, j = np.argwhere(zero)[0]
+            raise ValueError(
+                f"Feature {j} has zero variance in class {self.classes_.tolist()[c]!r} "
+                "(one sample, or constant values) and "
+                f"var_smoothing={self.var_smoothing}; "
+                "set var_smoothing > 0 (the default is 1e-9)."
+            )
+        # Centre on the overall mean at predict time: less cancellation.
+        self._reference = self._all_moments[1].copy()
+
+    def _joint_log_likelihood(self, X):
+        return _quadratic_jll(X, self.class_log_prior_, self.theta_, self.var_, self._reference)
