@@ -83,13 +83,11 @@ def class_sums(X, class_index, weights, n_classes):
     ``Y`` is the weighted one-hot matrix of the labels; for a sparse ``X`` it
     stays sparse-friendly (``X.T @ Y``).
     """
-    Y = sp.csr_matrix(
-        (weights, (np.arange(len(class_index)), class_index)),
-        shape=(len(class_index), n_classes),
-    )
+    Y = np.zeros((len(class_index), n_classes))
+    Y[np.arange(len(class_index)), class_index] = weights
     if sp.issparse(X):
-        return np.ascontiguousarray(np.asarray(X.T @ Y.toarray()).T)
-    return np.asarray(Y.T @ X)
+        return np.ascontiguousarray(np.asarray(X.T @ Y).T)
+    return Y.T @ X
 
 
 def safe_log(values):

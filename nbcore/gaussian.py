@@ -19,11 +19,13 @@ def _moments(X, class_index, weights, n_classes):
     n = np.broadcast_to(class_weight[:, np.newaxis], (n_classes, X.shape[1]))
     if missing is not None:
         n = n - class_sums(missing, class_index, weights, n_classes)
-    X_filled = fill_nan(X)
+    X_filled = X if missing is None else fill_nan(X)
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = np.where(n > 0, class_sums(X_filled, class_index, weights, n_classes) / n, 0.0)
     # Second pass on deviations from the own class mean: no cancellation.
-    deviation = fill_nan(X - theta[class_index])
+    deviation = X - theta[class_index]
+    if missing is not None:
+        deviation = fill_nan(deviation)
     m2 = class_sums(deviation**2, class_index, weights, n_classes)
     return np.array(n, dtype=np.float64), theta, m2
 
@@ -190,13 +192,15 @@ class GaussianNB(_BaseNB):
 
     def _count(self, X, class_index, weights):
         n_classes = len(self.classes_)
-        self._class_moments = _merge(
-            *self._class_moments, *_moments(X, class_index, weights, n_classes)
-        )
-        # Unweighted moments of all samples (one pseudo-class), for epsilon_.
-        ones = np.ones(X.shape[0])
-        batch = _moments(X, np.zeros(X.shape[0], dtype=np.int64), ones, 1)
-        self._all_moments = _merge(*self._all_moments, *(m[0] for m in batch))
+        batch = _moments(X, class_index, weights, n_classes)
+        self._class_moments = _merge(*self._class_moments, *batch)
+        # Unweighted moments of all samples, for epsilon_: without weights,
+        # merge the classes' moments; otherwise one pass with unit weights.
+        if not np.all(weights == 1.0):
+            ones = np.ones(X.shape[0])
+            batch = _moments(X, np.zeros(X.shape[0], dtype=np.int64), ones, 1)
+        for n, theta, m2 in zip(*batch):
+            self._all_moments = _merge(*self._all_moments, n, theta, m2)
 
     def _update_parameters(self):
         n, theta, m2 = self._class_moments

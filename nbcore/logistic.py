@@ -25,11 +25,9 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from nbcore._validation import check_sample_weight
 
 __all__ = ["logistic_loss_grad", "softmax_loss_grad", "LogisticRegression"]
 
@@ -295,7 +293,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 f"y contains only one class ({self.classes_[0]!r}); logistic "
                 "regression needs samples of at least two classes."
             )
-        sample_weight = _check_sample_weight(sample_weight, X)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         weights = _normalized_weights(sample_weight, X.shape[0])
         # sklearn's C * sum(loss) + 0.5||w||^2, divided by C * sum(weights)
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * sample_weight.sum())
