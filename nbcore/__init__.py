@@ -28,12 +28,18 @@ from nbcore.estimation import (
     unnormalized_posterior,
 )
 from nbcore.gaussian import GaussianNB, gaussian_jll, gaussian_mean_var
+from nbcore.linear import SharedVarianceGaussianNB, linear_form
+from nbcore.logistic import LogisticRegression
+from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
 
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "GaussianNB",
+    "LogisticRegression",
+    "MixedNB",
+    "SharedVarianceGaussianNB",
     "MultinomialNB",
     "bernoulli_feature_log_prob",
     "bernoulli_jll",
@@ -49,6 +55,7 @@ __all__ = [
     "dirichlet_posterior_mean",
     "gaussian_jll",
     "gaussian_mean_var",
+    "linear_form",
     "log_normalize",
     "m_estimate",
     "map_hypothesis",

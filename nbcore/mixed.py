@@ -303,7 +303,7 @@ class MixedNB(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         n_classes = len(classes)
         uniform = np.full(n_classes, 1.0 / n_classes)
-        # uniform priors in the parts: log P(c) is added once, in _joint_log_likelihood
+        # uniform priors in the parts: log P(c) is added once, in predict_joint_log_proba
         factories = {
             "gaussian": lambda: GaussianNB(
                 priors=uniform, var_smoothing=self.var_smoothing, missing=self.missing

@@ -1,7 +1,8 @@
 """scikit-learn's estimator checks on the four estimators (about 20 s)."""
 
 import pytest
-from sklearn.utils.estimator_checks import estimator_checks_generator
+
+from tests.nbcore.sklearn_checks import estimator_checks
 
 from nbcore import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
@@ -24,21 +25,6 @@ def expected_failed_checks(estimator):
     return DELIBERATE_DIFFERENCES.get(type(estimator).__name__, {})
 
 
-def _checks():
-    """scikit-learn's checks, less the array-API ones: nbcore computes with NumPy
-    only and does not claim array-API support (scikit-learn skips those checks
-    unless SCIPY_ARRAY_API is set, and a skipped check proves nothing)."""
-    for estimator in ESTIMATORS:
-        for item in estimator_checks_generator(
-            estimator, legacy=True, mark="xfail", expected_failed_checks=expected_failed_checks(estimator)
-        ):
-            # Expected failures come back as pytest.param(..., marks=xfail).
-            (est, check), marks = (item.values, item.marks) if hasattr(item, "marks") else (item, ())
-            name = getattr(check, "func", check).__name__
-            if "array_api" not in name:
-                yield pytest.param(est, check, marks=marks, id=f"{type(est).__name__}-{name}")
-
-
-@pytest.mark.parametrize("estimator, check", list(_checks()))
+@pytest.mark.parametrize("estimator, check", list(estimator_checks(ESTIMATORS, expected_failed_checks)))
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -13,9 +13,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SklearnLogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from nbcore.logistic import LogisticRegression, logistic_loss_grad, softmax_loss_grad
+from tests.nbcore.sklearn_checks import estimator_checks
 
 SOLVERS = ["lbfgs", "newton"]
 
@@ -222,6 +222,6 @@ def test_one_class_raises():
 # slow: about 60 scikit-learn checks, ~4 s of CPU
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([LogisticRegression()])
+@pytest.mark.parametrize("estimator, check", list(estimator_checks([LogisticRegression()])))
 def test_sklearn_estimator_api(estimator, check):
     check(estimator)
