@@ -1,6 +1,8 @@
 """Root pytest configuration: shared by tests/ and the nbcore doctests."""
 
-import os
+import matplotlib
 
-# Figures are drawn off screen everywhere tests run (CI has no display).
-os.environ.setdefault("MPLBACKEND", "Agg")
+# Figures are drawn off screen in the test process (CI has no display). Set
+# in-process, not through MPLBACKEND: kernels that nbval and the grader start
+# would inherit the variable and store different outputs for plot cells.
+matplotlib.use("Agg")

@@ -1,8 +1,4 @@
-"""Shared pytest setup: a non-interactive plotting backend, deterministic hypothesis."""
-
-import os
-
-os.environ.setdefault("MPLBACKEND", "Agg")
+"""Shared pytest setup: deterministic hypothesis (the plotting backend is set in the root conftest)."""
 
 try:
     from hypothesis import HealthCheck, settings
