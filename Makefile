@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-NBVAL  := --nbval course/source --sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
+NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
 .PHONY: help venv test test-fast nbval demo execute release bench clean
 
@@ -37,7 +37,7 @@ execute: $(STAMP)  ## re-execute every source notebook in place (commit the resu
 	    --ExecutePreprocessor.record_timing=False course/source/*/*.ipynb
 
 release: $(STAMP)  ## build the student release and one zip per assignment
-	$(BIN)/nbg release --course course
+	$(BIN)/nbg --course course release
 
 bench: $(STAMP)  ## run the benchmarks and write BENCHMARKS.md
 	$(BIN)/python -m bench
