@@ -83,11 +83,19 @@ def class_sums(X, class_index, weights, n_classes):
     ``Y`` is the weighted one-hot matrix of the labels; for a sparse ``X`` it
     stays sparse-friendly (``X.T @ Y``).
     """
-    Y = np.zeros((len(class_index), n_classes))
-    Y[np.arange(len(class_index)), class_index] = weights
+    n_samples = len(class_index)
+    # One stored entry per row: build the CSR arrays directly (no COO sort).
+    # Sparse products run in SciPy's single-threaded loops: a tall-skinny
+    # BLAS product (n_classes x n_samples x n_features) gains nothing from
+    # threads and its spinning threads collapse on a busy machine.
+    Y = sp.csr_matrix(
+        (np.asarray(weights, dtype=np.float64), np.asarray(class_index, dtype=np.intp),
+         np.arange(n_samples + 1)),
+        shape=(n_samples, n_classes),
+    )
     if sp.issparse(X):
-        return np.ascontiguousarray(np.asarray(X.T @ Y).T)
-    return Y.T @ X
+        return np.ascontiguousarray(np.asarray(X.T @ Y.toarray()).T)
+    return np.asarray(Y.T @ X)
 
 
 def safe_log(values):

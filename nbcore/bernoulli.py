@@ -167,6 +167,13 @@ class BernoulliNB(_BaseDiscreteNB):
         if self.binarize is None:
             return X
         if sp.issparse(X):
+            above = X.data > self.binarize
+            if above.all():
+                # Every stored value is a presence (counts > 0, no NaN): ones
+                # on the same structure, sharing X's index arrays.
+                return sp.csr_matrix(
+                    (np.ones(X.nnz), X.indices, X.indptr), shape=X.shape, copy=False
+                )
             X = X.copy()
             values = X.data
         else:

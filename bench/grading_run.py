@@ -1,0 +1,289 @@
+"""Autograding throughput: stock ``nbgrader autograde`` against ``nbg autograde``.
+
+One set of submissions is graded by each grader, each in its own copy of
+the same released course, each by one command in a subprocess, so every
+wall time includes starting the grader, as an instructor sees it:
+
+* stock nbgrader, serial: ``python -m nbgrader autograde <assignment>``;
+* ours with 1 worker and with N workers (N = the number of cores):
+  ``python -m grading --course <root> autograde <assignment> -j <workers>``,
+  sandboxed (nbg's default) when :func:`grading.sandbox.sandbox_available`
+  says the sandbox works here, else with ``--unsafe-no-sandbox``;
+* with the sandbox, ours with 1 worker once more without it: the difference
+  is the sandbox's overhead.
+
+The submissions are the demo class's students (:mod:`grading.demo_students`)
+whose notebook runs to the end, cycled to the wanted count; each copy gets a
+comment naming its submission, so no two are byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from bench.course_run import cells_seconds
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+COURSE_ROOT = REPO_ROOT / "course"
+ASSIGNMENT = "01_bayes_mle_map"
+N_SUBMISSIONS = 40
+# Demo students whose submissions of any assignment run to the end: the
+# kernel-killing and the infinite-loop students would measure error handling.
+VARIANTS = ("perfect", "blank", "forgot-prior", "denominator-2", "unnormalised", "edits-test")
+SMOKE_ASSIGNMENT = "bench_smoke"
+
+
+def _environment():
+    env = dict(os.environ)
+    # nbgrader runs `alembic` from PATH: put this interpreter's bin folder first.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
+    env.setdefault("MPLBACKEND", "Agg")
+    return env
+
+
+def _run(command, cwd) -> tuple:
+    """Run ``command``; return (wall seconds, completed process)."""
+    start = time.perf_counter()
+    process = subprocess.run(
+        command, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=3600
+    )
+    return time.perf_counter() - start, process
+
+
+def _check(process, what):
+    if process.returncode not in (0, 1):  # nbg exits 1 when a submission needs attention
+        raise RuntimeError(
+            f"{what} failed with exit status {process.returncode}:\n{process.stderr[-3000:]}"
+        )
+
+
+# ----------------------------------------------------------------- the course
+
+
+def smoke_notebook():
+    """A one-function nbgrader source notebook, for the smoke run."""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    def meta(grade_id, **flags):
+        return {"nbgrader": {"grade_id": grade_id, "schema_version": 3, "locked": False,
+                             "solution": False, "grade": False, **flags}}
+
+    notebook = new_notebook(cells=[
+        new_markdown_cell("Write `add(a, b)`.", metadata=meta("intro", locked=True)),
+        new_code_cell("def add(a, b):\n    ### BEGIN SOLUTION\n    return a + b\n    ### END SOLUTION",
+                      metadata=meta("add", solution=True)),
+        new_code_cell('"""add adds."""\nassert add(1, 2) == 3',
+                      metadata=meta("test_add", grade=True, locked=True, points=1)),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return notebook
+
+
+def build_course(root: Path, assignment: str, smoke=False) -> Path:
+    """A course root with the course's config and one assignment's source."""
+    root.mkdir(parents=True)
+    shutil.copy(COURSE_ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    if smoke:
+        folder = root / "source" / assignment
+        folder.mkdir(parents=True)
+        nbformat.write(smoke_notebook(), folder / f"{assignment}.ipynb")
+    else:
+        if not (COURSE_ROOT / "source" / assignment).is_dir():
+            raise ValueError(f"no assignment {assignment!r} in {COURSE_ROOT / 'source'}")
+        shutil.copytree(COURSE_ROOT / "source" / assignment, root / "source" / assignment)
+    seconds, process = _run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"], root)
+    _check(process, "nbgrader generate_assignment")
+    return root
+
+
+def write_submissions(root: Path, assignment: str, n_submissions: int) -> list:
+    """``n_submissions`` students' submissions of ``assignment``; returns the student ids."""
+    from grading.demo_students import DEMO_STUDENTS, student_notebook
+
+    students_by_id = {student.student_id: student for student in DEMO_STUDENTS}
+    variants = [students_by_id[name] for name in VARIANTS]
+    sources = sorted((root / "source" / assignment).glob("*.ipynb"))
+    ids = []
+    for index in range(n_submissions):
+        variant = variants[index % len(variants)]
+        student_id = f"s{index:03d}-{variant.student_id}"
+        folder = root / "submitted" / student_id / assignment
+        folder.mkdir(parents=True)
+        for source_path in sources:
+            source_nb = nbformat.read(source_path, as_version=4)
+            release_nb = nbformat.read(root / "release" / assignment / source_path.name, as_version=4)
+            notebook = student_notebook(variant, assignment, source_nb, release_nb)
+            first_answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
+            first_answer.source = f"# submission {index} of the benchmark\n" + first_answer.source
+            nbformat.write(notebook, folder / source_path.name)
+        ids.append(student_id)
+    return ids
+
+
+# ---------------------------------------------------------------- the graders
+
+
+def grade_stock(root, assignment):
+    seconds, process = _run([sys.executable, "-m", "nbgrader", "autograde", assignment], root)
+    _check(process, "nbgrader autograde")
+    return seconds
+
+
+def grade_ours(root, assignment, workers, sandboxed):
+    command = [sys.executable, "-m", "grading", "--course", str(root), "autograde", assignment,
+               "-j", str(workers), "--quiet"]
+    if not sandboxed:
+        command.append("--unsafe-no-sandbox")
+    seconds, process = _run(command, root)
+    _check(process, "nbg autograde")
+    return seconds
+
+
+def sandbox_status() -> tuple:
+    """(available, why not) from the grading package; never raises."""
+    try:
+        from grading.sandbox import sandbox_available
+
+        return sandbox_available()
+    except Exception as error:  # the grading package is still being written
+        return False, f"{type(error).__name__}: {error}"
+
+
+def graded_results(root: Path, assignment: str, students) -> dict:
+    """Per student: total score (gradebook) and seconds inside the cells (autograded notebook)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    results = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for student in students:
+            try:
+                score = float(gradebook.find_submission(assignment, student).score)
+            except MissingEntry:
+                score = None
+            notebooks = sorted((root / "autograded" / student / assignment).glob("*.ipynb"))
+            cells = sum(cells_seconds(nbformat.read(p, as_version=4)) for p in notebooks)
+            results[student] = {"score": score, "cells_s": cells, "graded": bool(notebooks)}
+    return results
+
+
+def kernel_start_seconds(repeats=3) -> float:
+    """Median seconds to start a python3 kernel, wait until it answers, and stop it."""
+    from jupyter_client.manager import KernelManager
+
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        manager = KernelManager(kernel_name="python3")
+        manager.start_kernel()
+        client = manager.client()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=120)
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+        runs.append(time.perf_counter() - start)
+    return sorted(runs)[len(runs) // 2]
+
+
+# ---------------------------------------------------------------- the section
+
+
+def _summarise(label, command, seconds, results, n_submissions, workers):
+    graded = [r for r in results.values() if r["graded"]]
+    mean_cells = sum(r["cells_s"] for r in graded) / len(graded) if graded else float("nan")
+    per_notebook = seconds / n_submissions
+    return {
+        "grader": label,
+        "command": command,
+        "workers": workers,
+        "wall_s": seconds,
+        "submissions_per_minute": 60.0 * n_submissions / seconds,
+        "seconds_per_notebook": per_notebook,
+        "mean_cells_s": mean_cells,
+        # Only meaningful serially: wall time per notebook not spent in its cells.
+        "overhead_per_notebook_s": per_notebook - mean_cells if workers == 1 else None,
+        "graded": len(graded),
+    }
+
+
+def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdir=None,
+        smoke=False, keep=False, echo=print) -> dict:
+    """Grade the same submissions with each grader; returns the section's results.
+
+    ``keep`` leaves the scratch courses (in ``workdir`` or the temporary
+    folder) for inspection instead of deleting them.
+    """
+    workers = workers or os.cpu_count() or 1
+    if smoke:
+        assignment = SMOKE_ASSIGNMENT
+    scratch = Path(tempfile.mkdtemp(prefix="bench-grading-", dir=workdir))
+    try:
+        echo(f"grading: releasing {assignment} and writing {n_submissions} submissions")
+        base = build_course(scratch / "base", assignment, smoke=smoke)
+        students = write_submissions(base, assignment, n_submissions)
+        runs, mismatches, scores = [], [], {}
+        # nbg grades sandboxed by default; where the sandbox cannot run, unsandboxed
+        # (--unsafe-no-sandbox). With the sandbox, one more serial run without it
+        # gives the sandbox's overhead.
+        available, why_not = sandbox_status()
+        suffix = " (sandboxed)"
+        plan = [("stock nbgrader autograde", 1, grade_stock, f"python -m nbgrader autograde {assignment}")]
+        ours = [(count, available) for count in sorted({1, workers})]
+        if available:
+            ours.append((1, False))
+        for count, sandboxed in ours:
+            flag = "" if sandboxed else " --unsafe-no-sandbox"
+            plan.append((f"nbg autograde -j {count}" + (suffix if sandboxed else " (no sandbox)"),
+                         count,
+                         lambda root, a, count=count, sandboxed=sandboxed: grade_ours(root, a, count, sandboxed),
+                         f"python -m grading --course <root> autograde {assignment} -j {count}{flag}"))
+        for label, count, grade, command in plan:
+            root = scratch / label.replace(" ", "_").replace("(", "").replace(")", "")
+            shutil.copytree(base, root)
+            echo(f"grading: {label} ({n_submissions} submissions)")
+            seconds = grade(root, assignment)
+            results = graded_results(root, assignment, students)
+            runs.append(_summarise(label, command, seconds, results, n_submissions, count))
+            scores[label] = {s: r["score"] for s, r in results.items()}
+        reference = scores[plan[0][0]]
+        for label, by_student in scores.items():
+            for student, score in by_student.items():
+                if score != reference[student]:
+                    mismatches.append(f"{label}: {student} scored {score}, stock nbgrader {reference[student]}")
+        echo("grading: timing kernel start-up")
+        kernel = kernel_start_seconds(1 if smoke else 3)
+    finally:
+        if keep:
+            echo(f"grading: kept the scratch courses in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    stock = runs[0]
+    by_setting = dict(zip(ours, runs[1:]))  # (workers, sandboxed) -> run
+    parallel, serial = by_setting[(workers, available)], by_setting[(1, available)]
+    unsandboxed = by_setting.get((1, False)) if available else None
+    return {
+        "assignment": assignment,
+        "n_submissions": n_submissions,
+        "variants": list(VARIANTS),
+        "workers": workers,
+        "runs": runs,
+        "speedup_parallel_vs_stock": stock["wall_s"] / parallel["wall_s"],
+        "speedup_serial_vs_stock": stock["wall_s"] / serial["wall_s"],
+        "kernel_start_s": kernel,
+        "sandbox_available": available,
+        "sandbox_reason": why_not,
+        "sandbox_overhead_per_notebook_s": (
+            (serial["wall_s"] - unsandboxed["wall_s"]) / n_submissions if unsandboxed else None
+        ),
+        "score_mismatches": mismatches,
+    }
