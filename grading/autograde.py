@@ -1,0 +1,587 @@
+"""``nbg autograde``: grade submissions in parallel, with nbgrader's scoring.
+
+Per submission the grading process runs nbgrader's own sanitizing steps
+(:mod:`grading.nbgrader_steps`), a process pool executes each notebook in its
+own kernel (:mod:`grading.execute`), and the grading process then runs
+nbgrader's post-processing (which writes the gradebook), so only this
+process ever writes the gradebook.
+
+Crash safety and idempotency, in this order per submission:
+
+1. the autograded folder is assembled in a staging folder and swapped in;
+2. the gradebook is updated (nbgrader's upserts: re-running overwrites the
+   same grades, never adds to them);
+3. a state file records the content hash of what was graded.
+
+A submission is graded again when its hash differs from the recorded one,
+when its autograded folder is missing, or with ``force``; a run killed at
+any point therefore leaves nothing half-counted, and the next run finishes it.
+
+Untrusted code: kernels run in the bubblewrap sandbox (:mod:`grading.sandbox`)
+unless ``sandboxed=False`` (``--unsafe-no-sandbox``), which every record of
+the grading log then shows. Before execution the grading process also
+refuses symbolic links in a submission, drops submitted files that would
+shadow a module the tests import (``numpy.py``), and scans the answers
+(:mod:`grading.scan`); after nbgrader has scored a notebook, the test cells
+the scan distrusts and test cells the student deleted are set to 0 here.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from grading.course import Course
+from grading.execute import STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, execute_task
+from grading.nbgrader_steps import NbgraderSteps, read_notebook
+from grading.progress import ProgressBar
+from grading.sandbox import Limits, readable_paths, sandbox_available
+from grading.scan import ScanResult, scan_notebook, shadowing_files
+
+STATUS_INVALID = "invalid_notebook"
+STATUS_MISSING = "missing"
+STATUS_FLAGGED = "flagged"  # the answer scan distrusts some tests, or test cells were deleted
+STATUS_BLOCKED = "blocked"  # the sandbox or a limit stopped something (see execute.incidents)
+STATUSES = (STATUS_OK, STATUS_KERNEL_DIED, STATUS_TIMEOUT, STATUS_INVALID, STATUS_MISSING, STATUS_ERROR,
+            STATUS_FLAGGED, STATUS_BLOCKED)
+STATE_DIRNAME = ".nbg_state"
+
+
+@dataclasses.dataclass
+class GradingRecord:
+    """How one submitted notebook was graded (one line of ``grading_log.jsonl``)."""
+
+    student: str
+    assignment: str
+    notebook: str
+    status: str
+    reason: str = ""
+    seconds: float = 0.0
+    sandboxed: bool = False
+    score: float | None = None
+    max_score: float | None = None
+    late: bool = False
+    graded_at: str = ""
+
+    @property
+    def needs_attention(self) -> bool:
+        return self.status != STATUS_OK
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["needs_attention"] = self.needs_attention
+        return json.dumps(data, sort_keys=True)
+
+
+@dataclasses.dataclass
+class AutogradeSummary:
+    """The outcome of one ``autograde`` run."""
+
+    records: list = dataclasses.field(default_factory=list)
+    skipped: list = dataclasses.field(default_factory=list)  # (student, assignment) unchanged
+    seconds: float = 0.0
+
+    @property
+    def needs_attention(self) -> list:
+        return [record for record in self.records if record.needs_attention]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when something needs the instructor's attention, else 0."""
+        return 1 if self.needs_attention else 0
+
+    def format_table(self) -> str:
+        """A plain-text table: one row per graded notebook, then totals."""
+        header = ("student", "assignment", "notebook", "score", "status", "seconds")
+        rows = [
+            (
+                r.student, r.assignment, r.notebook,
+                "-" if r.score is None else f"{r.score:g}/{r.max_score:g}",
+                r.status + (" (late)" if r.late else ""), f"{r.seconds:.1f}",
+            )
+            for r in self.records
+        ]
+        widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+        lines = ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+        lines.append(
+            f"{len(self.records)} notebook(s) graded, {len(self.skipped)} submission(s) unchanged "
+            f"and skipped, {len(self.needs_attention)} need attention, {self.seconds:.1f} s"
+        )
+        for record in self.needs_attention:
+            lines.append(f"  ATTENTION {record.student}/{record.assignment}/{record.notebook}: "
+                         f"{record.status}: {record.reason}")
+        return "\n".join(lines)
+
+
+def _submission_hash(submitted_dir: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in submitted_dir.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(str(path.relative_to(submitted_dir)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _state_path(course: Course, student: str, assignment: str) -> Path:
+    return course.root / STATE_DIRNAME / "autograde" / assignment / f"{student}.json"
+
+
+def _write_atomic(path: Path, text: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _is_up_to_date(course, student, assignment, content_hash) -> bool:
+    state = _state_path(course, student, assignment)
+    if not state.exists() or not course.autograded_dir(student, assignment).is_dir():
+        return False
+    try:
+        return json.loads(state.read_text()).get("hash") == content_hash
+    except ValueError:
+        return False
+
+
+def _swap_in(staging: Path, final: Path):
+    """Replace ``final`` by ``staging`` (two renames; a crash in between leaves no
+    folder, which the next run regrades)."""
+    old = final.with_name(f".{final.name}.old-{os.getpid()}")
+    if final.exists():
+        os.replace(final, old)
+    os.replace(staging, final)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _set_read_only(folder: Path, permissions: int):
+    for path in folder.rglob("*"):
+        if path.is_file():
+            path.chmod(permissions)
+
+
+def _select(course, assignments, students):
+    """(student, assignment) pairs to consider, validating the selection."""
+    known = course.source_assignments()
+    if assignments is None:
+        assignments = known
+    unknown = [a for a in assignments if a not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown assignment(s) {unknown}: the course's source/ folder has {known}"
+        )
+    pairs = []
+    for assignment in assignments:
+        submitted = course.submitted_students(assignment)
+        chosen = submitted if students is None else [s for s in students if s in submitted]
+        pairs.extend((student, assignment) for student in chosen)
+    missing = sorted(set(students or []) - {student for student, _ in pairs})
+    if missing:
+        raise ValueError(f"no submission in submitted/ from {missing} for {list(assignments)}: check the ids")
+    return pairs
+
+
+def autograde(
+    course,
+    assignments=None,
+    students=None,
+    workers=None,
+    cell_timeout=None,
+    force=False,
+    sandboxed=True,
+    max_output_bytes=Limits.max_output_bytes,
+    progress=False,
+    limits=None,
+) -> AutogradeSummary:
+    """Grade submissions in parallel and record the grades in nbgrader's gradebook.
+
+    Parameters
+    ----------
+    course : Course or path
+    assignments, students : list of str, optional
+        Restrict to these (default: every assignment in ``source/``, every
+        student with a submission).
+    workers : int, optional
+        Parallel kernels (default: the number of cores). 1 grades serially.
+    cell_timeout : float, optional
+        Seconds per cell (default: the course config's ``Execute.timeout``).
+    force : bool
+        Grade again even the submissions that did not change.
+    sandboxed : bool
+        Run kernels in the sandbox (see :mod:`grading.sandbox`; the default).
+        Where it is not available this raises, saying how to install it;
+        ``False`` runs student code with the grader's permissions.
+    max_output_bytes : int
+        Output one notebook may print before its kernel is stopped.
+    progress : bool
+        Draw a progress bar on stderr (only if stderr is a terminal).
+    limits : Limits, optional
+        Memory, process, CPU and file-size limits of the sandbox (default
+        :class:`Limits`'s); its ``cell_timeout`` and ``max_output_bytes``
+        are replaced by the arguments above.
+
+    Returns
+    -------
+    AutogradeSummary
+    """
+    start = time.monotonic()
+    course = course if isinstance(course, Course) else Course(course)
+    if sandboxed:
+        available, why = sandbox_available()
+        if not available:
+            raise ValueError(f"cannot grade sandboxed: {why}")
+        exposed = [p for p in readable_paths() if p == course.root or p in course.root.parents]
+        if exposed:
+            raise ValueError(
+                f"the course root {course.root} is inside {exposed[0]}, which the sandbox must let kernels "
+                "read (the Python environment): move the course or the environment apart"
+            )
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    steps = NbgraderSteps(course)
+    if cell_timeout is None:
+        cell_timeout = steps.converter.config.Execute.get("timeout", 30)
+    limits = dataclasses.replace(limits or Limits(), cell_timeout=cell_timeout, max_output_bytes=max_output_bytes)
+
+    summary = AutogradeSummary()
+    jobs = []
+    for student, assignment in _select(course, assignments, students):
+        notebook_ids = steps.known_notebooks(assignment)
+        if not notebook_ids:
+            raise ValueError(f"assignment {assignment!r} is not in the gradebook: run `nbg release {assignment}` first")
+        submitted = course.submitted_dir(student, assignment)
+        content_hash = _submission_hash(submitted)
+        if not force and _is_up_to_date(course, student, assignment, content_hash):
+            summary.skipped.append((student, assignment))
+            continue
+        jobs.append(_SubmissionJob(student, assignment, submitted, content_hash, notebook_ids))
+
+    grader = _Grader(course, steps, limits, sandboxed)
+    total = sum(len(job.notebook_ids) for job in jobs)
+    bar = ProgressBar(total, enabled=progress)
+    with tempfile.TemporaryDirectory(prefix="nbg-autograde-") as scratch_root:
+        pool = make_pool(workers) if workers > 1 else None
+        try:
+            pending = {}
+            for job in jobs:
+                for notebook_id, task in grader.prepare(job, Path(scratch_root)):
+                    if task is None:
+                        continue  # missing or unreadable: already recorded
+                    future = pool.submit(execute_task, task) if pool else _Done(execute_task(task))
+                    pending[future] = (job, notebook_id)
+            for job in [j for j in jobs if j.is_complete()]:
+                summary.records.extend(grader.finish(job))
+                bar.advance(len(job.notebook_ids))
+            for future in _as_completed(pending, pool):
+                job, notebook_id = pending[future]
+                job.results[notebook_id] = future.result()
+                bar.advance(1, f"{job.student}/{notebook_id}")
+                if job.is_complete():
+                    summary.records.extend(grader.finish(job))
+        finally:
+            if pool:
+                pool.shutdown(cancel_futures=True)
+            bar.close()
+    summary.seconds = time.monotonic() - start
+    return summary
+
+
+class _Done:
+    """A finished result shaped like a future (serial grading)."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+
+def _as_completed(pending, pool):
+    if pool is None:
+        return list(pending)
+    return concurrent.futures.as_completed(pending)
+
+
+def make_pool(workers):
+    """A process pool for notebook execution.
+
+    On Linux the workers are forked: importing nbgrader (through jupyter_server)
+    takes seconds per process, and a fork inherits it. The grading process holds
+    no threads or open gradebook sessions when the pool starts, and workers never
+    touch the gradebook, so forking is safe here.
+    """
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
+    context = multiprocessing.get_context(method)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
+@dataclasses.dataclass
+class _SubmissionJob:
+    student: str
+    assignment: str
+    submitted: Path
+    content_hash: str
+    notebook_ids: list
+    staging: Path | None = None
+    info: dict = dataclasses.field(default_factory=dict)
+    records: dict = dataclasses.field(default_factory=dict)  # notebook id -> GradingRecord (no execution)
+    notes: dict = dataclasses.field(default_factory=dict)  # notebook id -> ScanResult, [removed files]
+    results: dict = dataclasses.field(default_factory=dict)  # notebook id -> ExecutionResult
+    waiting: set = dataclasses.field(default_factory=set)
+
+    def is_complete(self) -> bool:
+        return self.waiting.issubset(self.results)
+
+
+class _Grader:
+    """The grading process's half: prepare tasks, then post-process and commit."""
+
+    def __init__(self, course, steps, limits, sandboxed):
+        self.course, self.steps, self.limits, self.sandboxed = course, steps, limits, sandboxed
+        self.permissions = int(str(steps.converter.permissions), 8)
+        self._sources = {}
+
+    def prepare(self, job: _SubmissionJob, scratch_root: Path):
+        """Yield (notebook id, execution task or None) for one submission."""
+        final = self.course.autograded_dir(job.student, job.assignment)
+        job.staging = final.with_name(f".{final.name}.staging-{os.getpid()}")
+        if job.staging.exists():
+            shutil.rmtree(job.staging)
+        job.info = self.steps.init_submission(job.student, job.assignment, job.submitted, job.staging)
+        linked = _symlinked_folder(self.course, job.student, job.assignment)
+        links = sorted(str(p.relative_to(job.submitted)) for p in job.submitted.rglob("*") if p.is_symlink())
+        for notebook_id in job.notebook_ids:
+            path = job.submitted / f"{notebook_id}.ipynb"
+            problem = linked or _notebook_problem(path, job.submitted)
+            if problem:
+                self.steps.zero_notebook(job.student, job.assignment, notebook_id)
+                status = STATUS_MISSING if not (path.exists() or path.is_symlink()) and not linked else STATUS_INVALID
+                job.records[notebook_id] = self._record(job, notebook_id, status, problem)
+                yield notebook_id, None
+                continue
+            try:
+                raw = read_notebook(path)
+                notebook = self.steps.sanitize(nbformat.from_dict(copy.deepcopy(raw)), job.student,
+                                               job.assignment, notebook_id)
+            except Exception as error:
+                self.steps.zero_notebook(job.student, job.assignment, notebook_id)
+                job.records[notebook_id] = self._record(job, notebook_id, STATUS_INVALID, str(error))
+                yield notebook_id, None
+                continue
+            source_cells = self._source_cells(job.assignment, notebook_id)
+            scratch = Path(tempfile.mkdtemp(prefix=f"{job.student}-{notebook_id}-", dir=scratch_root))
+            shutil.copytree(job.staging, scratch, dirs_exist_ok=True)
+            removed = shadowing_files(scratch)
+            for name in removed:  # e.g. a numpy.py that would replace numpy for the tests
+                target = scratch / name
+                shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
+            ignored = [f"ignored the symbolic link(s) {', '.join(links)} in the submission"] if links else []
+            if removed:
+                ignored.append(f"removed {', '.join(removed)} from the submission: a file with the name "
+                               "of a module the tests import would have replaced it")
+            job.notes[notebook_id] = (scan_notebook(notebook, source_cells), ignored,
+                                      _deleted_cells(notebook, source_cells), _edited_tests(raw, source_cells))
+            job.waiting.add(notebook_id)
+            yield notebook_id, {
+                "notebook_json": nbformat.writes(notebook),
+                "scratch_dir": str(scratch),
+                "config": self.steps.converter.config,
+                "limits": self.limits,
+                "sandboxed": self.sandboxed,
+            }
+
+    def _source_cells(self, assignment, notebook_id) -> list:
+        """The gradebook's source cells of a notebook (what the scan trusts), cached."""
+        key = (assignment, notebook_id)
+        if key not in self._sources:
+            with self.course.gradebook() as gradebook:
+                notebook = gradebook.find_notebook(notebook_id, assignment)
+                graded = {cell.name for cell in notebook.grade_cells}
+                solution = {cell.name for cell in notebook.solution_cells}
+                self._sources[key] = [
+                    {"name": cell.name, "source": cell.source or "", "locked": bool(cell.locked),
+                     "grade": cell.name in graded, "solution": cell.name in solution,
+                     "cell_type": cell.cell_type}
+                    for cell in notebook.source_cells
+                ]
+        return self._sources[key]
+
+    def finish(self, job: _SubmissionJob) -> list:
+        """Post-process executed notebooks, write the outputs and the gradebook, mark done."""
+        records = []
+        for notebook_id in job.notebook_ids:
+            if notebook_id in job.records:
+                records.append(job.records[notebook_id])
+                continue
+            result = job.results[notebook_id]
+            if result.status == STATUS_ERROR:
+                # Unexecuted test cells have no outputs, which nbgrader would score as passed.
+                self.steps.zero_notebook(job.student, job.assignment, notebook_id)
+                records.append(self._record(job, notebook_id, STATUS_ERROR,
+                                            f"the grader could not run it: {result.reason}", result.seconds))
+                continue
+            notebook = nbformat.reads(result.notebook_json, as_version=4)
+            try:
+                notebook = self.steps.post_process(notebook, job.student, job.assignment, notebook_id)
+            except Exception as error:
+                records.append(self._record(job, notebook_id, STATUS_ERROR,
+                                            f"nbgrader could not score it: {type(error).__name__}: {error}",
+                                            result.seconds))
+                continue
+            _write_atomic(job.staging / f"{notebook_id}.ipynb", nbformat.writes(notebook))
+            status, reason = self._apply_notes(job, notebook_id, result)
+            records.append(self._record(job, notebook_id, status, reason, result.seconds))
+        _set_read_only(job.staging, self.permissions)
+        _swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
+        state = {"hash": job.content_hash, "graded_at": _now(),
+                 "statuses": {r.notebook: r.status for r in records}}
+        _write_atomic(_state_path(self.course, job.student, job.assignment), json.dumps(state, indent=1))
+        with open(self.course.grading_log_path, "a") as log:
+            for record in records:
+                log.write(record.to_json() + "\n")
+        return records
+
+    def _apply_notes(self, job, notebook_id, result):
+        """Zero the distrusted and deleted test cells; the record's status and reason."""
+        scan, ignored, deleted, edited = job.notes.get(notebook_id, (ScanResult(), [], {}, []))
+        zero = {**scan.zeroed, **{grade_id: "deleted" for grade_id in deleted.get("tests", [])}}
+        if zero:
+            with self.course.gradebook() as gradebook:
+                submission = gradebook.find_submission_notebook(notebook_id, job.assignment, job.student)
+                for grade in submission.grades:
+                    if grade.name in zero:
+                        grade.auto_score = 0
+                        grade.needs_manual_grade = False
+                gradebook.db.commit()
+        reasons = [result.reason] if result.reason else []
+        if scan.flagged:
+            reasons.append(scan.reason())
+        if deleted.get("tests"):
+            reasons.append(f"the test cell(s) {', '.join(deleted['tests'])} were deleted from the notebook, "
+                           "so they get no points")
+        if deleted.get("answers"):
+            reasons.append(f"the answer cell(s) {', '.join(deleted['answers'])} were deleted from the notebook")
+        if edited:
+            reasons.append(f"the test cell(s) {', '.join(edited)} were edited; the original tests were used")
+        reasons += ignored + result.incidents
+        status = result.status
+        if status == STATUS_OK and (scan.flagged or deleted or edited):
+            status = STATUS_FLAGGED
+        elif status == STATUS_OK and (ignored or result.incidents):
+            status = STATUS_BLOCKED
+        return status, "; ".join(reasons)
+
+    def _record(self, job, notebook_id, status, reason, seconds=0.0):
+        score = max_score = None
+        try:
+            score, max_score, _ = self.steps.notebook_score(job.student, job.assignment, notebook_id)
+        except Exception:
+            pass  # e.g. the submission row could not be created; the status says why
+        return GradingRecord(
+            student=job.student, assignment=job.assignment, notebook=notebook_id, status=status,
+            reason=reason, seconds=round(seconds, 3), sandboxed=self.sandboxed, score=score,
+            max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=_now(),
+        )
+
+
+def _symlinked_folder(course, student, assignment) -> str:
+    """A reason when the submission's folders are symbolic links (which could point at the
+    source notebooks), else ''."""
+    for folder in (course.submitted_root / student, course.submitted_dir(student, assignment)):
+        if folder.is_symlink():
+            return f"{folder.relative_to(course.root)} is a symbolic link: refusing to follow it"
+    return ""
+
+
+def _notebook_problem(path: Path, submitted: Path) -> str:
+    """Why a submitted notebook cannot be read safely ('' when it can)."""
+    if path.is_symlink():
+        return f"{path.name} is a symbolic link, not a notebook: refusing to follow it"
+    if not path.exists():
+        found = sorted(p.name for p in submitted.glob("*.ipynb"))
+        hint = f" (found {', '.join(found)}: the file must be named {path.name})" if found else ""
+        return f"no {path.name} in the submission{hint}"
+    return ""
+
+
+def _grade_ids(notebook) -> list:
+    return [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in notebook.cells]
+
+
+def _deleted_cells(notebook, source_cells) -> dict:
+    """Test and answer cells of the source that the submitted notebook no longer has."""
+    present = set(_grade_ids(notebook))
+    missing = [cell for cell in source_cells if cell["name"] not in present]
+    deleted = {
+        "tests": [c["name"] for c in missing if c["grade"] and not c["solution"] and c["cell_type"] == "code"],
+        "answers": [c["name"] for c in missing if c["solution"]],
+    }
+    return {key: names for key, names in deleted.items() if names}
+
+
+def _edited_tests(raw_notebook, source_cells) -> list:
+    """Test cells whose submitted source differs from the instructor's (nbgrader restores them)."""
+    from grading.feedback import split_hidden_region
+
+    def normal(source):  # the release drops hidden tests and may differ in blank lines
+        return [line.rstrip() for line in split_hidden_region(source)[0].splitlines() if line.strip()]
+
+    tests = {c["name"]: normal(c["source"]) for c in source_cells
+             if c["grade"] and not c["solution"] and c["cell_type"] == "code"}
+    return sorted(
+        grade_id for grade_id, cell in zip(_grade_ids(raw_notebook), raw_notebook.cells)
+        if grade_id in tests and normal(cell.source) != tests[grade_id]
+    )
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# -- command line -------------------------------------------------------------------
+
+
+def add_arguments(parser):
+    parser.add_argument("assignments", nargs="*", help="assignment ids (default: all in source/)")
+    parser.add_argument("--student", action="append", dest="students", metavar="ID",
+                        help="grade only this student (repeatable)")
+    parser.add_argument("-j", "--workers", type=int, default=None,
+                        help="parallel kernels (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=None, dest="cell_timeout",
+                        help="seconds per cell (default: Execute.timeout of the config, 30)")
+    parser.add_argument("--force", action="store_true", help="grade again submissions that did not change")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run student code WITHOUT the bubblewrap sandbox, with your permissions "
+                             "(only for trusted submissions; the report shows a banner)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--verbose", action="store_true", help="show nbgrader's log messages")
+
+
+def run(args) -> int:
+    import logging
+
+    if not args.verbose:
+        # nbgrader warns for every restored cell of every submission; the summary
+        # table says what matters.
+        logging.getLogger("traitlets").setLevel(logging.ERROR)
+    course = Course(args.course, db_url=args.db)
+    summary = autograde(
+        course, assignments=args.assignments or None, students=args.students,
+        workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
+        sandboxed=not args.unsafe_no_sandbox, progress=not args.quiet,
+    )
+    print(summary.format_table())
+    return summary.exit_code

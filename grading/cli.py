@@ -1,0 +1,88 @@
+"""``nbg``: the instructor's grading pipeline on top of nbgrader.
+
+Each subcommand lives in its own module exposing ``add_arguments(parser)``
+and ``run(args) -> int``; modules are imported only when their subcommand
+runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
+
+Exit codes: 0 success, 1 something needs the instructor's attention (or a
+check failed), 2 usage errors (argparse's convention, also for ValueErrors
+about the course or the arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+SUBCOMMANDS = {
+    "release": ("grading.release", "build the student release (nbgrader generate_assignment) and an LMS zip per assignment"),
+    "collect": ("grading.collect", "bring submissions in from a folder or an LMS zip into submitted/"),
+    "autograde": ("grading.autograde", "grade submissions in parallel, each notebook in its own kernel"),
+    "validate": ("grading.validate", "check source notebooks pass their tests and release notebooks fail them"),
+    "feedback": ("grading.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
+    "export": ("grading.export", "write grades as CSV for an LMS and per test cell"),
+    "report": ("grading.report", "write an HTML report with plots of how the class did"),
+    "demo": ("grading.demo", "run the whole pipeline on a generated demo class"),
+}
+
+
+def _parser_with_subcommands(selected=None):
+    parser = argparse.ArgumentParser(
+        prog="nbg",
+        description="Grade nbgrader assignments: release, collect, autograde, feedback, export, report.",
+    )
+    parser.add_argument("--course", default=".", metavar="DIR",
+                        help="course root holding source/ and nbgrader_config.py (default: .)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="gradebook SQLAlchemy URL (default: sqlite:///<course>/gradebook.db)")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(module=module_name)
+        if name == selected:
+            # Only the chosen subcommand's module is imported.
+            importlib.import_module(module_name).add_arguments(sub)
+    return parser
+
+
+def build_parser(command=None) -> argparse.ArgumentParser:
+    """The ``nbg`` argument parser, with the arguments of ``command`` filled in."""
+    return _parser_with_subcommands(command)
+
+
+def _find_command(argv):
+    for arg in argv:
+        if arg in SUBCOMMANDS:
+            return arg
+    return None
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``nbg`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _find_command(argv)
+    try:
+        parser = build_parser(command)
+    except ImportError as error:
+        print(f"nbg {command}: this step is not available: {error}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(args.module)
+    try:
+        return int(module.run(args) or 0)
+    except ValueError as error:
+        print(f"nbg {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"nbg {args.command}: interrupted; re-run to finish (nothing committed is lost)",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""One course root, as nbgrader lays it out, and the config that drives nbgrader.
+
+The pipeline never hard-codes a path: every step asks a :class:`Course` where
+``source/``, ``release/``, ``submitted/``, ``autograded/`` and ``feedback/``
+live, and hands nbgrader's converters the traitlets ``Config`` built here, so
+``nbg`` and stock ``nbgrader`` see the same course.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILENAME = "nbgrader_config.py"
+GRADING_LOG_FILENAME = "grading_log.jsonl"
+
+
+def ensure_alembic_on_path():
+    """Make nbgrader's ``alembic`` call work in an un-activated virtualenv.
+
+    nbgrader's ``Gradebook`` runs the ``alembic`` executable (looked up on
+    PATH) whenever it creates a new database; with ``.venv/bin/nbg`` or
+    ``.venv/bin/pytest`` run directly, that executable sits next to the
+    interpreter but not on PATH.
+    """
+    if shutil.which("alembic") is None:
+        bin_dir = str(Path(sys.executable).parent)
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+ensure_alembic_on_path()
+
+
+class Course:
+    """A course root directory and the nbgrader configuration that goes with it.
+
+    Parameters
+    ----------
+    root : str or Path
+        The course root (the folder that holds ``source/``). Need not exist
+        yet for a new course, but the ``source/`` folder must exist before
+        anything is released.
+    db_url : str, optional
+        SQLAlchemy URL of the gradebook. Defaults to nbgrader's
+        ``sqlite:///<root>/gradebook.db``; pass e.g. a PostgreSQL URL to use a
+        server database.
+
+    Examples
+    --------
+    >>> course = Course("/tmp/my-course")
+    >>> course.submitted_dir("alice", "ps1").as_posix()
+    '/tmp/my-course/submitted/alice/ps1'
+    >>> course.db_url
+    'sqlite:////tmp/my-course/gradebook.db'
+    """
+
+    def __init__(self, root, db_url=None):
+        self.root = Path(root).resolve()
+        self.config = self._build_config(db_url)
+
+    def _build_config(self, db_url):
+        config = Config()
+        config_file = self.root / CONFIG_FILENAME
+        if config_file.is_file():
+            # The course's own options (timeouts, late penalties...) come first;
+            # the root and database we were given win over whatever it says.
+            loader = PyFileConfigLoader(CONFIG_FILENAME, path=str(self.root))
+            config.merge(loader.load_config())
+        config.CourseDirectory.root = str(self.root)
+        if db_url is not None:
+            config.CourseDirectory.db_url = db_url
+        return config
+
+    @property
+    def coursedir(self):
+        """A fresh ``nbgrader.coursedir.CourseDirectory`` for this course."""
+        from nbgrader.coursedir import CourseDirectory
+
+        return CourseDirectory(config=self.config)
+
+    @property
+    def db_url(self) -> str:
+        """The gradebook's SQLAlchemy URL (nbgrader's default unless given)."""
+        return self.coursedir.db_url
+
+    @property
+    def course_id(self) -> str:
+        """nbgrader's ``CourseDirectory.course_id`` (often empty)."""
+        return self.coursedir.course_id
+
+    # Paths. Each step folder follows nbgrader's {root}/{step}/{student}/{assignment}.
+    @property
+    def source_root(self) -> Path:
+        return self.root / "source"
+
+    @property
+    def release_root(self) -> Path:
+        return self.root / "release"
+
+    @property
+    def submitted_root(self) -> Path:
+        return self.root / "submitted"
+
+    @property
+    def autograded_root(self) -> Path:
+        return self.root / "autograded"
+
+    @property
+    def feedback_root(self) -> Path:
+        return self.root / "feedback"
+
+    @property
+    def grading_log_path(self) -> Path:
+        """JSON Lines log of every grading attempt (read by the report)."""
+        return self.root / GRADING_LOG_FILENAME
+
+    def source_dir(self, assignment: str) -> Path:
+        return self.source_root / assignment
+
+    def release_dir(self, assignment: str) -> Path:
+        return self.release_root / assignment
+
+    def submitted_dir(self, student: str, assignment: str) -> Path:
+        return self.submitted_root / student / assignment
+
+    def autograded_dir(self, student: str, assignment: str) -> Path:
+        return self.autograded_root / student / assignment
+
+    def feedback_dir(self, student: str, assignment: str) -> Path:
+        return self.feedback_root / student / assignment
+
+    def source_assignments(self) -> list[str]:
+        """Ids of the assignments in ``source/`` (folders holding a notebook), sorted."""
+        if not self.source_root.is_dir():
+            return []
+        return sorted(
+            path.name
+            for path in self.source_root.iterdir()
+            if path.is_dir() and any(path.glob("*.ipynb"))
+        )
+
+    def source_notebooks(self, assignment: str) -> list[Path]:
+        """The source notebooks of one assignment, sorted by name."""
+        return sorted(self.source_dir(assignment).glob("*.ipynb"))
+
+    def submitted_students(self, assignment: str) -> list[str]:
+        """Students with a ``submitted/<student>/<assignment>/`` folder, sorted."""
+        if not self.submitted_root.is_dir():
+            return []
+        return sorted(
+            path.name
+            for path in self.submitted_root.iterdir()
+            if (path / assignment).is_dir()
+        )
+
+    @contextlib.contextmanager
+    def gradebook(self):
+        """Open nbgrader's ``Gradebook`` for this course; closes it on exit.
+
+        Yields
+        ------
+        nbgrader.api.Gradebook
+        """
+        from nbgrader.api import Gradebook
+
+        with Gradebook(self.db_url, self.course_id) as gradebook:
+            yield gradebook
+
+    def __repr__(self) -> str:
+        return f"Course({str(self.root)!r})"

@@ -1,0 +1,332 @@
+"""``nbg demo``: the whole pipeline on a generated demo class.
+
+Builds a fresh course root in ``<out>/course`` from the course's own source
+notebooks (:data:`grading.demo_students.DEMO_ASSIGNMENTS`), then, as an
+instructor would:
+
+1. ``release`` the assignments (and their LMS zips);
+2. generate the ten students' submissions (:mod:`grading.demo_students`) and
+   pack them as an LMS download (Blackboard-style names in a nested folder,
+   one student with two attempts), then ``collect`` that zip;
+3. ``autograde`` everything in parallel;
+4. ``feedback``, ``export``, ``report``;
+
+and prints the class's score table and where each output was written.
+
+The demo's course config differs from the course's in two options, both
+written into ``<out>/course/nbgrader_config.py`` with a comment:
+a per-cell timeout of :data:`DEMO_CELL_TIMEOUT` seconds (the infinite loop
+costs that, not two minutes), and nbgrader's late policy ``"zero"``: a
+notebook submitted after the due date scores 0 (nbgrader records the
+penalty, equal to the score, and the raw per-cell scores stay visible in
+``cells.csv``). nbgrader's default policy, ``"none"``, ignores lateness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import shutil
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, student_notebook
+
+DEFAULT_OUT = "demo-output"
+DEMO_CELL_TIMEOUT = 15  # seconds; the slowest legitimate cell takes ~4 s on 2 busy cores
+DUE_DATE = dt.datetime(2026, 1, 15, 23, 59, 0)  # UTC, both assignments
+ON_TIME = dt.datetime(2026, 1, 14, 10, 0, 0)
+FIRST_ATTEMPT = dt.datetime(2026, 1, 12, 8, 30, 0)  # perfect's earlier, blank attempt
+LATE = dt.datetime(2026, 1, 17, 9, 30, 0)
+MARKER = ".nbg-demo"  # marks a folder this module made, so re-running may replace it
+
+DEMO_CONFIG = f"""
+
+# --- nbg demo: the two options that differ from the course's config ---
+# A short per-cell timeout: the demo's infinite loop costs seconds, not minutes.
+c.Execute.timeout = {DEMO_CELL_TIMEOUT}
+# Late notebooks score 0 (nbgrader's "zero" policy; its default "none" ignores lateness).
+c.LateSubmissionPlugin.penalty_method = "zero"
+"""
+
+
+def repository_course_root() -> Path:
+    """The course folder of this repository (``course/`` next to ``grading/``)."""
+    return Path(__file__).resolve().parent.parent / "course"
+
+
+@dataclasses.dataclass
+class DemoResult:
+    """What ``run_demo`` produced.
+
+    Attributes
+    ----------
+    course_root : Path
+    scores : dict of str to dict of str to float or None
+        student -> assignment -> score after the late penalty (None: no submission).
+    max_scores : dict of str to float
+    summary : grading.autograde.AutogradeSummary
+    collect_reports : list of grading.collect.CollectReport
+    release_zips, feedback : list of Path
+    grades_csv, cells_csv, report : Path
+    sandboxed : bool
+        Whether the students' kernels ran in the sandbox.
+    seconds : float
+    """
+
+    course_root: Path
+    scores: dict
+    max_scores: dict
+    summary: object
+    collect_reports: list
+    release_zips: list
+    feedback: list
+    grades_csv: Path
+    cells_csv: Path
+    report: Path
+    sandboxed: bool
+    seconds: float
+
+    def total(self, student) -> float:
+        return sum(score or 0.0 for score in self.scores[student].values())
+
+
+def _fresh_folder(out_dir: Path) -> Path:
+    """Create ``out_dir``, replacing an earlier demo there but nothing else."""
+    if out_dir.exists():
+        if not (out_dir / MARKER).exists() and any(out_dir.iterdir()):
+            raise ValueError(
+                f"{out_dir} exists and is not an earlier demo's output: "
+                "choose another --out folder or empty it"
+            )
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    (out_dir / MARKER).write_text("made by `nbg demo`; safe to delete\n")
+    return out_dir
+
+
+def build_demo_course(course_root: Path, source_root: Path, assignments) -> Path:
+    """Copy the source notebooks and config of ``assignments`` into a new course root."""
+    missing = [a for a in assignments if not (source_root / "source" / a).is_dir()]
+    if missing:
+        raise ValueError(
+            f"the demo needs {missing} in {source_root / 'source'}; "
+            "pass source_root= the course folder that has them"
+        )
+    for assignment in assignments:
+        shutil.copytree(
+            source_root / "source" / assignment,
+            course_root / "source" / assignment,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        )
+    config = source_root / "nbgrader_config.py"
+    base = config.read_text() if config.is_file() else "c = get_config()  # noqa: F821\n"
+    (course_root / "nbgrader_config.py").write_text(base + DEMO_CONFIG)
+    return course_root
+
+
+def _lms_name(student, assignment, notebook, when) -> str:
+    # Blackboard's download names: "<Last, First>_<id>_attempt_<time>_<file>".
+    display = student.replace("-", " ").title() + ", Demo"
+    return (
+        f"gradebook_{assignment}_download/{display}_{student}_attempt_"
+        f"{when:%Y-%m-%d-%H-%M-%S}_{notebook}.ipynb"
+    )
+
+
+def build_lms_zip(course, assignment, zip_path: Path, students=DEMO_STUDENTS) -> Path:
+    """The LMS download of every demo student's submission of ``assignment``.
+
+    Entries get a fixed date, so the zip is byte-for-byte reproducible.
+    """
+    source_nbs = {p.stem: nbformat.read(p, as_version=4) for p in course.source_notebooks(assignment)}
+    entries = []
+    for notebook_id, source_nb in source_nbs.items():
+        release_nb = nbformat.read(course.release_dir(assignment) / f"{notebook_id}.ipynb", as_version=4)
+        for student in students:
+            when = LATE if assignment in student.late else ON_TIME
+            submitted = student_notebook(student, assignment, source_nb, release_nb)
+            entries.append((_lms_name(student.student_id, assignment, notebook_id, when), submitted))
+            if student.student_id == "perfect":
+                # An earlier attempt of the release as is: collect must keep the newer one.
+                entries.append(
+                    (_lms_name("perfect", assignment, notebook_id, FIRST_ATTEMPT), release_nb)
+                )
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, notebook in sorted(entries, key=lambda e: e[0]):
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 18, 12, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, nbformat.writes(notebook))
+    return zip_path
+
+
+def _set_due_dates(course, assignments):
+    with course.gradebook() as gradebook:
+        for assignment in assignments:
+            gradebook.update_or_create_assignment(assignment, duedate=DUE_DATE)
+
+
+def run_demo(
+    out_dir=DEFAULT_OUT,
+    workers=None,
+    *,
+    source_root=None,
+    assignments=DEMO_ASSIGNMENTS,
+    cell_timeout=None,
+    sandboxed=None,
+    echo=print,
+) -> DemoResult:
+    """Run release, collect, autograde, feedback, export and report on the demo class.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Made afresh (an earlier demo there is replaced; any other non-empty
+        folder is refused). The course root is ``<out_dir>/course``.
+    workers : int, optional
+        Parallel kernels for autograde (default: the number of cores).
+    source_root : path, optional
+        The course folder whose ``source/`` and ``nbgrader_config.py`` are
+        used (default: this repository's ``course/``).
+    assignments : tuple of str
+        Which assignments (default :data:`DEMO_ASSIGNMENTS`).
+    cell_timeout : float, optional
+        Per-cell timeout (default: the demo config's :data:`DEMO_CELL_TIMEOUT`).
+    sandboxed : bool, optional
+        Run the students' kernels in the sandbox (default: when the machine
+        has it; otherwise the demo grades unsandboxed and the report says so).
+    echo : callable
+        Where progress lines go (``print``; pass ``lambda *a: None`` for silence).
+
+    Returns
+    -------
+    DemoResult
+    """
+    from grading.autograde import autograde
+    from grading.collect import collect
+    from grading.course import Course
+    from grading.export import export_grades, read_class_grades
+    from grading.feedback import generate_feedback
+    from grading.release import build_release
+    from grading.report import write_report
+    from grading.sandbox import sandbox_available
+
+    start = time.monotonic()
+    out_dir = _fresh_folder(Path(out_dir))
+    source_root = Path(source_root) if source_root else repository_course_root()
+    course_root = build_demo_course(out_dir / "course", source_root, assignments)
+    course = Course(course_root)
+
+    echo(f"[1/6] release {', '.join(assignments)}")
+    release_zips = build_release(course, list(assignments))
+    _set_due_dates(course, assignments)
+
+    echo(f"[2/6] collect {len(DEMO_STUDENTS)} students from an LMS download")
+    reports = []
+    for assignment in assignments:
+        lms_zip = build_lms_zip(course, assignment, out_dir / "lms" / f"{assignment}_download.zip")
+        reports.append(collect(course, assignment, lms_zip))
+
+    if sandboxed is None:
+        sandboxed, why_not = sandbox_available()
+        if not sandboxed:
+            echo(f"      no sandbox on this machine ({why_not}): grading unsandboxed")
+    n_jobs = len(DEMO_STUDENTS) * len(assignments)
+    where = "in the sandbox" if sandboxed else "WITHOUT a sandbox"
+    echo(f"[3/6] autograde {n_jobs} notebooks in parallel, one kernel each, {where}")
+    summary = autograde(course, list(assignments), workers=workers, cell_timeout=cell_timeout,
+                        sandboxed=sandboxed, progress=True)
+
+    echo("[4/6] feedback")
+    feedback = generate_feedback(course, list(assignments))
+    echo("[5/6] export")
+    grades_csv, cells_csv = export_grades(course, out_dir / "exports")
+    echo("[6/6] report")
+    report = write_report(course, out_dir / "report.html")
+
+    grades = read_class_grades(course)
+    scores = {s: {a: grades.score(s, a) for a in grades.assignments} for s in grades.students}
+    return DemoResult(
+        course_root=course.root,
+        scores=scores,
+        max_scores=dict(grades.max_scores),
+        summary=summary,
+        collect_reports=reports,
+        release_zips=release_zips,
+        feedback=feedback,
+        grades_csv=grades_csv,
+        cells_csv=cells_csv,
+        report=report,
+        sandboxed=sandboxed,
+        seconds=time.monotonic() - start,
+    )
+
+
+def format_score_table(result: DemoResult) -> str:
+    """The class's scores as a text table: one row per student, totals last."""
+    from grading.export import format_points
+
+    assignments = sorted(result.max_scores)
+    notes = {}
+    for record in getattr(result.summary, "records", []):
+        if record.status != "ok":
+            notes.setdefault(record.student, []).append(f"{record.notebook}: {record.status}")
+    descriptions = {s.student_id: s.description for s in DEMO_STUDENTS}
+    header = ["student", *assignments, "total", "what the student did"]
+    rows = []
+    for student in sorted(result.scores, key=lambda s: -result.total(s)):
+        cells = [format_points(result.scores[student].get(a)) or "-" for a in assignments]
+        what = descriptions.get(student, "")
+        if notes.get(student):
+            what += f" [{'; '.join(notes[student])}]"
+        rows.append([student, *cells, format_points(result.total(student)), what])
+    rows.append(["(max)", *(format_points(result.max_scores[a]) for a in assignments),
+                 format_points(sum(result.max_scores.values())), ""])
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for row in [header, *rows]:
+        padded = [str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(padded) + "  " + row[-1])
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def print_summary(result: DemoResult, echo=print) -> None:
+    """Print the score table and where every output went."""
+    echo("")
+    echo(format_score_table(result))
+    echo("")
+    echo("Max includes the written answers (graded by hand in nbgrader's formgrader),")
+    echo("so no student reaches it automatically; late notebooks score 0 (policy 'zero').")
+    echo("")
+    echo(f"course root:        {result.course_root}")
+    echo(f"student releases:   {', '.join(str(p) for p in result.release_zips)}")
+    echo(f"feedback ({len(result.feedback)} files): {result.course_root / 'feedback'}")
+    echo(f"grades for the LMS: {result.grades_csv}")
+    echo(f"per test cell:      {result.cells_csv}")
+    echo(f"class report:       {result.report}")
+    echo(f"grading log:        {result.course_root / 'grading_log.jsonl'}")
+    echo(f"student kernels:    {'sandboxed' if result.sandboxed else 'NOT sandboxed (see the report)'}")
+    echo(f"done in {result.seconds:.0f} s")
+
+
+def add_arguments(parser) -> None:
+    """Options of ``nbg demo``."""
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"folder for the demo course and outputs (default: {DEFAULT_OUT}/)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="parallel kernels (default: the number of cores)")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="grade without the sandbox even if the machine has it")
+
+
+def run(args) -> int:
+    """Entry point of ``nbg demo``; returns the exit code (0: the demo ran)."""
+    result = run_demo(args.out, workers=args.workers,
+                      sandboxed=False if args.unsafe_no_sandbox else None)
+    print_summary(result)
+    return 0

@@ -1,0 +1,343 @@
+"""Execute one sanitized notebook in its own kernel (runs in a worker process).
+
+The executor is nbgrader's own ``Execute`` preprocessor (same timeout,
+interrupt and error handling as ``nbgrader autograde``, so scores match),
+with three differences that matter when grading hundreds of submissions:
+
+* when the kernel dies, the cells already run keep their outputs; the cell
+  that killed it gets an error output saying so (and the exit code or
+  signal), and every later code cell an error saying it was not run, so its
+  tests score 0 instead of the whole submission being dropped;
+* the output a notebook may produce is capped: past the cap the grader kills
+  the kernel, so an output flood cannot exhaust the grader's memory;
+* a cell that times out is interrupted; a kernel that then does not answer
+  within :data:`INTERRUPT_GRACE` seconds (student code that ignores SIGINT)
+  is killed, so no notebook runs unbounded;
+* the kernel comes from :func:`grading.sandbox.make_kernel_manager`, in a
+  scratch directory, and nothing here touches the gradebook.
+
+:func:`incidents` then reads the error outputs for what the sandbox or a
+limit stopped (a memory hog, a fork bomb, a network connection, a write
+outside the scratch folder, ``sys.exit``), so the report can say so.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import time
+
+import nbformat
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets.config import Config
+
+from grading.sandbox import Limits, make_kernel_manager
+
+STATUS_OK = "ok"
+STATUS_KERNEL_DIED = "kernel_died"
+STATUS_TIMEOUT = "timeout"
+STATUS_ERROR = "error"
+TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
+INTERRUPT_GRACE = 10  # seconds a kernel has to answer after a timed-out cell is interrupted
+
+
+@dataclasses.dataclass
+class ExecutionResult:
+    """What a worker sends back: the executed notebook and how execution went."""
+
+    notebook_json: str
+    status: str
+    reason: str
+    seconds: float
+    failed_cell: int | None = None  # index of the cell that timed out or killed the kernel
+    incidents: list = dataclasses.field(default_factory=list)  # see incidents()
+
+
+class OutputLimitExceeded(Exception):
+    """The notebook produced more output than the grader accepts."""
+
+
+def _output_size(msg) -> int:
+    content = msg.get("content", {})
+    if msg.get("msg_type") == "stream":
+        return len(content.get("text", ""))
+    data = content.get("data")
+    if data is not None:
+        return sum(len(value) if isinstance(value, str) else len(json.dumps(value)) for value in data.values())
+    return len(json.dumps(content, default=str))
+
+
+def _cell_label(cell, index) -> str:
+    grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return f"cell {index} ({grade_id})" if grade_id else f"cell {index}"
+
+
+def _error_output(ename, evalue):
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+class GradingExecutor(Execute):
+    """nbgrader's ``Execute``, cell by cell, surviving kernel death and output floods."""
+
+    def __init__(self, *args, max_output_bytes=20_000_000, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_output_bytes = max_output_bytes
+        self._output_bytes = 0
+        self._output_limit_hit = False
+
+    def output(self, outs, msg, display_id, cell_index):
+        if self._output_limit_hit:
+            return None
+        self._output_bytes += _output_size(msg)
+        if self._output_bytes > self.max_output_bytes:
+            self._output_limit_hit = True
+            self._kill_kernel()
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def _kill_kernel(self):
+        # Called from nbclient's message loop, which is synchronous here: signal the
+        # process directly; the liveness poll then raises DeadKernelError.
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+
+    def _exit_description(self) -> str:
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is None:
+            return ""
+        for _ in range(20):  # the process may need a moment to be reaped
+            code = process.poll()
+            if code is not None:
+                break
+            time.sleep(0.05)
+        else:
+            return ""
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            hint = " (killed: out of memory or a resource limit?)" if -code == signal.SIGKILL else ""
+            return f"killed by {name}{hint}"
+        return f"exit code {code}"
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Run every cell; return (nb, resources, status, reason, failed_cell)."""
+        from nbclient import NotebookClient
+
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        status, reason, failed = STATUS_OK, "", None
+        # The kernel's own stdout/stderr (fd 1 and 2, not the notebook's outputs,
+        # which travel over ZMQ) are dropped: a flood written straight to the
+        # file descriptors must not reach the grader's terminal.
+        with self.setup_kernel(cleanup_kc=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            info_msg = self.wait_for_reply(self.kc.kernel_info())
+            self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            for index, cell in enumerate(self.nb.cells):
+                try:
+                    self.preprocess_cell(cell, resources, index)
+                except CellTimeoutError:
+                    # Raised after the interrupt when no IOPub output follows (raise_on_iopub_timeout):
+                    # the kernel may still be stuck; the check below decides.
+                    cell.outputs.append(_error_output(TIMEOUT_ENAME, f"no reply from the kernel within {self.timeout} s"))
+                except DeadKernelError:
+                    return self._after_death(cell, index)
+                if _timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
+                    if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
+                        return self._after_death(cell, index)
+                    reason = (f"{_cell_label(cell, index)} timed out after {self.timeout} s and its "
+                              f"kernel did not stop when interrupted, so the grader stopped it")
+                    self._kill_kernel()
+                    self._mark_not_executed(index, reason)
+                    return self.nb, self.resources, STATUS_KERNEL_DIED, reason, index
+                if status == STATUS_OK and _timed_out(cell):
+                    status = STATUS_TIMEOUT
+                    reason = f"{_cell_label(cell, index)} timed out after {self.timeout} s"
+                    failed = index
+        self.set_widgets_metadata()
+        return self.nb, self.resources, status, reason, failed
+
+    def _after_death(self, cell, index):
+        """Record why the kernel died in ``cell``; the preprocess() return value."""
+        if self._output_limit_hit:
+            why = (f"the notebook printed more than {self.max_output_bytes} bytes of "
+                   "output, so the grader stopped its kernel")
+        else:
+            exit_info = self._exit_description()
+            why = "the kernel died" + (f" ({exit_info})" if exit_info else "")
+        reason = f"{why} while running {_cell_label(cell, index)}"
+        cell.outputs.append(_error_output("KernelDied", reason))
+        self._mark_not_executed(index, reason)
+        return self.nb, self.resources, STATUS_KERNEL_DIED, reason, index
+
+    def _kernel_alive(self) -> bool:
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        return process is not None and process.poll() is None
+
+    def _answers_within(self, seconds) -> bool:
+        """Whether the kernel replies to a kernel_info request within ``seconds``
+        (a kernel still stuck in the interrupted cell does not)."""
+        from jupyter_core.utils import run_sync
+
+        try:
+            msg_id = self.kc.kernel_info()
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                msg = run_sync(self.kc.shell_channel.get_msg)(timeout=left)
+                if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                    return True
+        except Exception:  # Empty (no reply), or the channels of a dead kernel
+            return False
+        return False
+
+    def _mark_not_executed(self, crashed_index, reason):
+        # An unexecuted test cell has no outputs, which nbgrader scores as a pass:
+        # give every later code cell an error so its tests score 0.
+        for cell in self.nb.cells[crashed_index + 1 :]:
+            if cell.cell_type == "code":
+                cell.outputs = [
+                    _error_output("NotExecuted", f"not run because {reason}")
+                ]
+                cell.execution_count = None
+
+
+def _timed_out(cell) -> bool:
+    return any(
+        output.get("output_type") == "error" and output.get("ename") == TIMEOUT_ENAME
+        for output in cell.get("outputs", [])
+    )
+
+
+def _incident(ename: str, evalue: str, limits: Limits) -> str | None:
+    """What an error output says the sandbox or a limit stopped, or None."""
+    text = f"{ename}: {evalue}"
+    if ename == "MemoryError":
+        allowed = f" (the grader allows {limits.memory_bytes // 2**20} MiB)" if limits.memory_bytes else ""
+        return f"ran out of memory{allowed}"
+    if ename == "BlockingIOError" or "Resource temporarily unavailable" in text:
+        allowed = f" (the grader allows {limits.max_processes})" if limits.max_processes else ""
+        return f"could not start more processes{allowed}"
+    if ename == "SystemExit":
+        return "tried to stop the notebook (sys.exit or exit); the cells after it still ran"
+    if "Read-only file system" in text or ename == "PermissionError":
+        return "tried to change a file outside its own folder (blocked)"
+    if "unable to open database file" in text:
+        return "tried to open a database outside its own folder, such as the gradebook (blocked)"
+    network = ("Network is unreachable", "Name or service not known", "Temporary failure in name resolution",
+               "Connection refused", "No address associated")
+    if ename in ("ConnectionRefusedError", "gaierror", "URLError") or any(m in text for m in network):
+        return "tried to open a network connection (graded without network)"
+    if ename in ("FileNotFoundError", "NotADirectoryError") and ("'/" in evalue or "'.." in evalue):
+        return f"tried to open a file outside its own folder ({evalue[:120]})"
+    return None
+
+
+def incidents(notebook, limits: Limits) -> list[str]:
+    """One line per cell whose error shows the sandbox or a limit stopped something.
+
+    Parameters
+    ----------
+    notebook : NotebookNode
+        The executed notebook.
+    limits : Limits
+        The limits it ran under (quoted in the messages).
+
+    Returns
+    -------
+    list of str
+        E.g. ``"cell 5 (add_solution) ran out of memory (the grader allows 4096 MiB)"``.
+    """
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if output.get("output_type") != "error":
+                continue
+            what = _incident(str(output.get("ename", "")), str(output.get("evalue", "")), limits)
+            if what:
+                found.append(f"{_cell_label(cell, index)} {what}")
+                break
+    return found
+
+
+def execute_notebook(
+    notebook_json: str,
+    scratch_dir,
+    *,
+    config=None,
+    limits: Limits = Limits(),
+    sandboxed: bool = False,
+) -> ExecutionResult:
+    """Execute a sanitized notebook in a fresh kernel whose cwd is ``scratch_dir``.
+
+    Parameters
+    ----------
+    notebook_json : str
+        The notebook (nbformat v4 JSON), already sanitized by nbgrader.
+    scratch_dir : str or Path
+        A throw-away copy of the submission's folder; the kernel's working directory.
+    config : traitlets.config.Config, optional
+        The course's nbgrader config (``Execute.*`` options apply).
+    limits : Limits
+        ``cell_timeout`` overrides ``Execute.timeout`` from the config when set.
+    sandboxed : bool
+        Passed to :func:`grading.sandbox.make_kernel_manager`.
+
+    Returns
+    -------
+    ExecutionResult
+        Never raises for problems of the student's code; an unexpected failure
+        of the executor itself is reported with status ``"error"``.
+    """
+    start = time.monotonic()
+    notebook = nbformat.reads(notebook_json, as_version=4)
+    try:
+        config = copy.deepcopy(config) if config is not None else Config()
+        if limits.cell_timeout is not None:
+            # Through the config: nbclient re-reads it when execution starts.
+            config.Execute.timeout = int(max(1, round(limits.cell_timeout)))
+        executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes)
+        kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
+        km = make_kernel_manager(scratch_dir, limits=limits, sandboxed=sandboxed, kernel_name=kernel_name)
+        # Student code can ask whether it runs under the autograder, as with nbgrader.
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
+        resources = {"metadata": {"path": str(scratch_dir)}}
+        try:
+            notebook, _, status, reason, failed = executor.preprocess(notebook, resources, km=km)
+        finally:
+            _shutdown(km)
+    except Exception as error:  # the grader's own failure: report it, do not crash the pool
+        return ExecutionResult(
+            nbformat.writes(notebook), STATUS_ERROR, f"{type(error).__name__}: {error}",
+            time.monotonic() - start,
+        )
+    return ExecutionResult(nbformat.writes(notebook), status, reason, time.monotonic() - start, failed,
+                           incidents(notebook, limits))
+
+
+def _shutdown(km):
+    from jupyter_core.utils import run_sync
+
+    try:
+        if run_sync(km.is_alive)():
+            run_sync(km.shutdown_kernel)(now=True)
+        else:
+            run_sync(km.cleanup_resources)()
+    except Exception:
+        pass  # best effort: the kernel is gone either way
+
+
+def execute_task(task: dict) -> ExecutionResult:
+    """Picklable entry point for a process pool: ``execute_notebook(**task)``."""
+    return execute_notebook(**task)
+
+
+__all__ = ["ExecutionResult", "GradingExecutor", "execute_notebook", "execute_task", "incidents", "NotebookNode"]

@@ -1,0 +1,407 @@
+"""``nbg feedback``: one HTML page per student and notebook, without the hidden tests.
+
+nbgrader's own ``generate_feedback`` renders the *autograded* notebook, whose
+test cells were restored from the gradebook with their hidden tests, so the
+page shows the hidden tests' code and the tracebacks quote it (nbgrader
+issue #917). Here the same converter (:class:`nbgrader.converters.GenerateFeedback`,
+same template, same scores, same late-penalty line) runs with two more
+preprocessors:
+
+:class:`HideHiddenTests`
+    puts back the *release* version of every cell that holds a hidden-test
+    region (the code between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN
+    TESTS`` is removed, exactly as ``generate_assignment`` removes it), and
+    cleans the outputs: a traceback keeps its last line (e.g.
+    ``AssertionError: mean([5.0]) should be 5.0``) and the frames of the
+    student's own code, but no frame that quotes a hidden test; a hidden-test
+    cell keeps only its text and error outputs.
+:class:`GradingNotice`
+    adds a note at the top when grading did not go normally (the kernel died
+    in a given cell, a cell timed out, ...), read from ``grading_log.jsonl``.
+
+The hidden lines are taken from the gradebook's copy of the source notebook,
+not only from the autograded notebook, so a student who deleted or renamed a
+test cell cannot make them slip through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from pathlib import Path
+
+from nbconvert.preprocessors import Preprocessor
+from nbformat.v4 import new_markdown_cell
+from traitlets import Bool, Unicode
+
+# IPython names a notebook cell "Cell In[7], line 3" (older: "<ipython-input-7-...>").
+_LOG = logging.getLogger(__name__)
+# nbgrader logs every file it removes or writes at INFO/WARNING; keep only errors.
+_LOG.setLevel(logging.ERROR)
+_CELL_FRAME = re.compile(r"(?:\bIn ?\[(\d+)\]|ipython-input-(\d+)-)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# A hidden line shorter than this ("else:", ")") says nothing about the test and
+# appears in any traceback, so only longer ones are looked for in outputs.
+MIN_SECRET_LINE_LENGTH = 6
+HIDDEN_FRAME_PLACEHOLDER = "(a frame of the hidden tests is not shown)"
+
+
+def strip_ansi(text: str) -> str:
+    """Remove terminal colour codes.
+
+    Examples
+    --------
+    >>> strip_ansi("\\x1b[31mAssertionError\\x1b[39m: no")
+    'AssertionError: no'
+    """
+    return _ANSI.sub("", text)
+
+
+def split_hidden_region(source: str, begin="BEGIN HIDDEN TESTS", end="END HIDDEN TESTS"):
+    """Split a cell's source into its release version and its hidden lines.
+
+    Parameters
+    ----------
+    source : str
+        The source of a cell, maybe holding ``### BEGIN HIDDEN TESTS`` ...
+        ``### END HIDDEN TESTS`` regions.
+    begin, end : str
+        The delimiters (nbgrader's ``ClearHiddenTests`` settings).
+
+    Returns
+    -------
+    release_source : str
+        The source without the hidden regions (what students were given).
+    hidden_lines : list of str
+        The lines inside the regions, delimiters excluded.
+
+    Examples
+    --------
+    >>> source = "# check f\\n### BEGIN HIDDEN TESTS\\nassert f(2) == 4\\n### END HIDDEN TESTS"
+    >>> split_hidden_region(source)
+    ('# check f', ['assert f(2) == 4'])
+    """
+    kept, hidden = [], []
+    inside = False
+    for line in source.split("\n"):
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif inside:
+            hidden.append(line)
+        else:
+            kept.append(line)
+    # An unclosed region hides everything after BEGIN (safer than showing it).
+    return "\n".join(kept), hidden
+
+
+def secret_lines(hidden_lines, public_text="") -> set:
+    """The hidden lines worth looking for in outputs.
+
+    A line is kept when, stripped, it is at least
+    :data:`MIN_SECRET_LINE_LENGTH` characters long and does not also appear
+    anywhere in ``public_text`` (the release notebook, the student's code):
+    what the student already sees is no secret.
+    """
+    stripped = {line.strip() for line in hidden_lines}
+    return {
+        line
+        for line in stripped
+        if len(line) >= MIN_SECRET_LINE_LENGTH and line not in public_text
+    }
+
+
+def clean_traceback(traceback, secrets, hidden_counts):
+    """Drop the frames of a traceback that show hidden-test code.
+
+    Parameters
+    ----------
+    traceback : list of str
+        IPython's traceback entries (header, frames, last line ``Error: msg``).
+    secrets : set of str
+        Hidden lines (see :func:`secret_lines`).
+    hidden_counts : set of int
+        Execution counts of the cells that held hidden tests.
+
+    Returns
+    -------
+    list of str
+    """
+    cleaned = []
+    last = len(traceback) - 1
+    for index, entry in enumerate(traceback):
+        plain = strip_ansi(entry)
+        if index == last:
+            # "AssertionError: <message>" is the student-facing part; drop it
+            # only in the unlikely case the message repeats a hidden line.
+            cleaned.append(entry if not _quotes(plain, secrets) else HIDDEN_FRAME_PLACEHOLDER)
+            continue
+        match = _CELL_FRAME.search(plain)
+        count = match and int(match.group(1) or match.group(2))
+        if count in hidden_counts or _quotes(plain, secrets):
+            if not cleaned or cleaned[-1] != HIDDEN_FRAME_PLACEHOLDER:
+                cleaned.append(HIDDEN_FRAME_PLACEHOLDER)
+        else:
+            cleaned.append(entry)
+    return cleaned
+
+
+def _quotes(text, secrets) -> bool:
+    return any(secret in text for secret in secrets)
+
+
+def _clean_text(text, secrets) -> str:
+    return "\n".join(
+        line for line in text.split("\n") if not _quotes(strip_ansi(line), secrets)
+    )
+
+
+class HideHiddenTests(Preprocessor):
+    """Show the release version of hidden-test cells and scrub their traces from outputs."""
+
+    # nbconvert preprocessors are off unless enabled; nbgrader registers classes.
+    enabled = Bool(True).tag(config=True)
+    begin_delimiter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
+    end_delimiter = Unicode("END HIDDEN TESTS").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        hidden = list(self._gradebook_hidden_lines(resources))
+        hidden_counts = set()
+        for cell in nb.cells:
+            release_source, cell_hidden = split_hidden_region(
+                cell.source, self.begin_delimiter, self.end_delimiter
+            )
+            if cell_hidden:
+                hidden.extend(cell_hidden)
+                cell.source = release_source
+                if cell.get("execution_count") is not None:
+                    hidden_counts.add(cell.execution_count)
+                if cell.cell_type == "code":
+                    # A hidden test's displayed values can reveal it: keep text and errors.
+                    cell.outputs = [
+                        out for out in cell.outputs if out.output_type in ("stream", "error")
+                    ]
+        public = "\n".join(cell.source for cell in nb.cells)
+        secrets = secret_lines(hidden, public)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                self._clean_outputs(cell, secrets, hidden_counts)
+        return nb, resources
+
+    def _clean_outputs(self, cell, secrets, hidden_counts):
+        for output in cell.outputs:
+            if output.output_type == "error":
+                output.traceback = clean_traceback(output.traceback, secrets, hidden_counts)
+                output.evalue = _clean_text(output.evalue, secrets)
+            elif output.output_type == "stream":
+                output.text = _clean_text(output.text, secrets)
+            else:
+                for mime, value in list(output.get("data", {}).items()):
+                    if isinstance(value, str) and _quotes(value, secrets):
+                        del output.data[mime]
+
+    def _gradebook_hidden_lines(self, resources):
+        info = resources.get("nbgrader", {})
+        if not info.get("db_url"):
+            return
+        from nbgrader.api import Gradebook, MissingEntry
+
+        with Gradebook(info["db_url"]) as gradebook:
+            try:
+                notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                return
+            for source_cell in notebook.source_cells:
+                _, hidden = split_hidden_region(
+                    source_cell.source or "", self.begin_delimiter, self.end_delimiter
+                )
+                yield from hidden
+
+
+def read_grading_log(path) -> list:
+    """Every record of ``grading_log.jsonl`` (E1's autograde log), oldest first.
+
+    A missing file gives ``[]``; a line that is not JSON (a crash mid-write)
+    is skipped rather than failing the whole report.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def latest_records(records) -> dict:
+    """The last record per (student, assignment, notebook): the current state."""
+    latest = {}
+    for record in records:
+        key = (record.get("student"), record.get("assignment"), record.get("notebook"))
+        latest[key] = record
+    return latest
+
+
+_CONSEQUENCES = {
+    "kernel_died": "The cells that ran before it kept their scores; the later cells "
+    "could not run and scored 0.",
+    "timeout": "That cell was interrupted and the rest of the notebook ran on; "
+    "whatever depended on it scored 0.",
+}
+
+
+class GradingNotice(Preprocessor):
+    """Put a note at the top of the feedback when grading did not go normally."""
+
+    enabled = Bool(True).tag(config=True)
+    grading_log_path = Unicode("").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        info = resources.get("nbgrader", {})
+        key = (info.get("student"), info.get("assignment"), info.get("notebook"))
+        record = latest_records(read_grading_log(self.grading_log_path)).get(key)
+        if record and record.get("status", "ok") != "ok":
+            reason = record.get("reason") or record["status"]
+            consequence = _CONSEQUENCES.get(record["status"], "")
+            nb.cells.insert(
+                0, new_markdown_cell(f"**Grading note ({record['status']}):** {reason}\n\n{consequence}")
+            )
+        return nb, resources
+
+
+def _feedback_config(course):
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+    from traitlets.config import Config
+
+    config = Config()
+    config.merge(course.config)
+    config.GenerateFeedback.preprocessors = [
+        GetGrades,
+        HideHiddenTests,
+        GradingNotice,
+        CSSHTMLHeaderPreprocessor,
+    ]
+    config.GradingNotice.grading_log_path = str(course.grading_log_path)
+    # Follow the course's own hidden-test delimiters if it changed them.
+    clear = course.config.get("ClearHiddenTests", {})
+    if "begin_test_delimeter" in clear:
+        config.HideHiddenTests.begin_delimiter = clear["begin_test_delimeter"]
+    if "end_test_delimeter" in clear:
+        config.HideHiddenTests.end_delimiter = clear["end_test_delimeter"]
+    return config
+
+
+def autograded_submissions(course, assignments=None, students=None) -> list:
+    """(student, assignment) pairs with an ``autograded/`` folder, sorted, filtered."""
+    root = course.autograded_root
+    if not root.is_dir():
+        return []
+    pairs = []
+    for student_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        if students is not None and student_dir.name not in students:
+            continue
+        for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
+            if assignments is not None and assignment_dir.name not in assignments:
+                continue
+            if any(assignment_dir.glob("*.ipynb")):
+                pairs.append((student_dir.name, assignment_dir.name))
+    return pairs
+
+
+def generate_feedback(course, assignments=None, students=None) -> list:
+    """Write HTML feedback for every autograded submission (or the selected ones).
+
+    Parameters
+    ----------
+    course : grading.Course
+    assignments, students : list of str, optional
+        Restrict to these assignment / student ids (default: all autograded).
+
+    Returns
+    -------
+    list of Path
+        The HTML files written, ``feedback/<student>/<assignment>/<notebook>.html``.
+
+    Raises
+    ------
+    RuntimeError
+        When nbgrader fails to render a submission (its log says why).
+    """
+    pairs = autograded_submissions(course, assignments, students)
+    if not pairs:
+        return []
+    coursedir = course.coursedir
+    coursedir.assignment_id = "*"
+    coursedir.student_id = "*"
+    # One converter for all submissions: nbconvert compiles its templates once.
+    converter = _selected_feedback_class()(
+        coursedir=coursedir, config=_feedback_config(course), log=_LOG
+    )
+    converter.selected = set(pairs)
+    converter.force = True  # grades may have changed since the last run
+    try:
+        converter.start()
+    except Exception as error:  # nbgrader raises NbGraderException after logging
+        raise RuntimeError(f"nbgrader could not render some feedback: {error}") from error
+    written = []
+    for student, assignment in pairs:
+        written.extend(sorted(course.feedback_dir(student, assignment).glob("*.html")))
+    return written
+
+
+def _selected_feedback_class():
+    from nbgrader.converters import GenerateFeedback
+
+    class SelectedFeedback(GenerateFeedback):
+        """nbgrader's GenerateFeedback limited to chosen (student, assignment) pairs."""
+
+        selected = set()
+
+        def init_notebooks(self):
+            super().init_notebooks()
+            self.assignments = {
+                folder: notebooks
+                for folder, notebooks in self.assignments.items()
+                if tuple(Path(folder).parts[-2:]) in self.selected
+            }
+
+    return SelectedFeedback
+
+
+def add_arguments(parser) -> None:
+    """Options of ``nbg feedback``."""
+    parser.add_argument(
+        "assignments", nargs="*", help="assignment ids (default: every autograded assignment)"
+    )
+    parser.add_argument(
+        "--student", action="append", dest="students", help="only this student (repeatable)"
+    )
+
+
+def run(args) -> int:
+    """Entry point of ``nbg feedback``; returns the exit code."""
+    from grading.course import Course
+
+    course = Course(args.course, db_url=args.db)
+    try:
+        written = generate_feedback(course, args.assignments or None, args.students)
+    except RuntimeError as error:
+        print(f"nbg feedback: {error} (nbgrader's log above says which submission)", file=sys.stderr)
+        return 1
+    if not written:
+        print("no autograded submissions: run `nbg autograde` first")
+        return 1
+    print(f"{len(written)} feedback file(s) under {course.feedback_root}")
+    return 0

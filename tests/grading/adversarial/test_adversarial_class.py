@@ -1,0 +1,106 @@
+"""Every attack or accident of ``adversarial_fixtures.CASES``, graded in ONE sandboxed run.
+
+One class (a correct student plus one student per case) goes through the real
+pipeline: ``autograde`` (sandboxed, 2 workers) into a real gradebook, then
+``generate_feedback`` and ``write_report``. Per student: the hand-derived
+score, the status and reason in the grading log, the reason in the feedback
+page and in the report; for the class: the correct student is graded
+normally and the gradebook is intact (nothing rewrote it from a kernel).
+
+Runtime: about 60-90 s on 2 loaded cores (31 notebooks; the timeouts cost
+5 s each, the kernel that ignores interrupts 5 + 10 s).
+"""
+
+import html
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import adversarial_fixtures as adv  # noqa: E402
+
+from grading.autograde import autograde  # noqa: E402
+from grading.course import Course  # noqa: E402
+from grading.sandbox import Limits, sandbox_available  # noqa: E402
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sandbox_available()[0], reason=f"no sandbox: {sandbox_available()[1]}"),
+]
+
+# Cases with no gradable notebook: nothing to give feedback on, the report says why.
+NO_FEEDBACK = {"symlink_notebook", "not_json", "empty_file", "wrong_name", "missing_notebook"}
+GOOD_CELLS = {"test_posterior": 2.0, "test_count_rows": 1.0, "test_add": 1.0, "test_add_hidden": 2.0}
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    root = adv.write_course(tmp_path_factory.mktemp("adversarial") / "course")
+    server, port = adv.answers_server()
+    try:
+        for student, case in adv.CASES.items():
+            adv.write_submission(root, student, case, port=port)
+        course = Course(root)
+        summary = autograde(course, workers=2, max_output_bytes=2_000_000,
+                            limits=Limits(memory_bytes=2**30))
+    finally:
+        server.shutdown()
+    from grading.feedback import generate_feedback
+    from grading.report import write_report
+
+    generate_feedback(course)
+    report = html.unescape(write_report(course, root / "report.html").read_text())
+    records = {r.student: r for r in summary.records}
+    return course, records, report
+
+
+def _feedback_text(course, student):
+    page = course.feedback_dir(student, adv.ASSIGNMENT) / f"{adv.ASSIGNMENT}.html"
+    return html.unescape(re.sub(r"<[^>]+>", " ", page.read_text()))
+
+
+@pytest.mark.parametrize("student", sorted(adv.CASES))
+def test_case_gets_its_score_status_and_reason(graded_class, student):
+    course, records, report = graded_class
+    case = adv.CASES[student]
+    record = records[student]
+    assert record.sandboxed
+    assert (record.score, record.max_score) == (case.score, adv.MAX_SCORE), (case.what, record.reason)
+    assert record.status == case.status, (case.what, record.reason)
+    for words in case.reason:
+        assert words.lower() in record.reason.lower(), (case.what, record.reason)
+    if case.status == "ok":
+        return
+    # The reason reaches the instructor's report and the student's feedback.
+    assert record.reason in report, student
+    if student not in NO_FEEDBACK:
+        assert " ".join(record.reason.split()[:6]) in " ".join(_feedback_text(course, student).split()), student
+
+
+def test_the_correct_student_is_graded_normally(graded_class):
+    course, records, _ = graded_class
+    assert records["good"].status == "ok" and records["good"].reason == ""
+    assert adv.gradebook_rows(course.root)["good"] == GOOD_CELLS
+    assert "Grading note" not in _feedback_text(course, "good")
+
+
+def test_gradebook_is_intact_and_written_only_by_the_grader(graded_class):
+    course, records, report = graded_class
+    rows = adv.gradebook_rows(course.root)  # opens with plain sqlite3: not corrupted
+    # One submission per student who has a folder, four grades each, none above its points.
+    assert set(rows) == set(adv.CASES)
+    for student, cells in rows.items():
+        assert set(cells) == set(GOOD_CELLS), student
+        assert all(score is None or score <= GOOD_CELLS[name] for name, score in cells.items()), student
+    with course.gradebook() as gradebook:
+        assert len(gradebook.find_assignment(adv.ASSIGNMENT).submissions) == len(adv.CASES)
+    assert "WITHOUT the sandbox" not in report
+
+
+def test_the_assignment_data_wins_over_submitted_files(graded_class):
+    course, _, _ = graded_class
+    autograded = course.autograded_dir("overwrites_data", adv.ASSIGNMENT)
+    assert (autograded / "data.csv").read_text() == adv.DATA_CSV
+    assert not (course.autograded_dir("symlink_gradebook", adv.ASSIGNMENT) / "gradebook.db").exists()

@@ -1,0 +1,155 @@
+"""The sandbox on its own, its default and refusal, and kill-safety of the gradebook.
+
+Runtime: about 40-60 s on 2 loaded cores (a few kernels, three small CLI grading runs).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import adversarial_fixtures as adv  # noqa: E402
+
+from grading import sandbox  # noqa: E402
+from grading.execute import execute_notebook  # noqa: E402
+from grading.sandbox import Limits, bwrap_command, sandbox_available  # noqa: E402
+
+AVAILABLE, WHY = sandbox_available()
+needs_sandbox = pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox: {WHY}")
+FIXTURES = sys.modules["fixtures"]
+
+
+def _run_cells(cells, scratch, sandboxed=True, limits=Limits(cell_timeout=30)):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=limits, sandboxed=sandboxed)
+    outputs = nbformat.reads(result.notebook_json, 4).cells
+    return result, ["".join(o.get("text", "") for o in cell.outputs) for cell in outputs]
+
+
+@needs_sandbox
+def test_kernel_sees_only_its_folder_and_the_python_environment(tmp_path):
+    secret = tmp_path / "course" / "gradebook.db"
+    secret.parent.mkdir()
+    secret.write_text("grades")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "data.csv").write_text("1,2\n")
+    result, texts = _run_cells([
+        f"import os\nprint(os.path.exists({str(secret)!r}), os.listdir({str(tmp_path)!r}))",
+        "import nbcore, numpy, sklearn.naive_bayes\nprint(open('data.csv').read().strip())",
+        "open('written.txt', 'w').write('ok')\ntry:\n    open('/usr/evil', 'w')\nexcept OSError as e:\n    print(type(e).__name__)",
+        "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=2)\nexcept OSError as e:\n    print(type(e).__name__)",
+        "print(sorted(k for k in os.environ if 'TOKEN' in k or 'SECRET' in k), os.getuid() != 0)",
+    ], scratch)
+    assert result.status == "ok", result.reason
+    # The scratch folder's parents exist (empty) so it can be mounted; nothing else does.
+    assert texts == ["False ['scratch']\n", "1,2\n", "OSError\n", "ConnectionRefusedError\n", "[] True\n"]
+    assert (scratch / "written.txt").read_text() == "ok"
+
+
+@needs_sandbox
+def test_sandbox_overhead_per_notebook_is_small(tmp_path):
+    """Same notebook, sandboxed and not: the sandbox adds well under a second
+    (measured ~0.1-0.2 s here; the bound is loose for loaded CI machines)."""
+    cells = ["import numpy as np\nprint(np.arange(3).sum())"]
+    timings = {}
+    for sandboxed in (False, True, False, True):
+        scratch = tmp_path / f"s{len(timings)}-{sandboxed}"
+        scratch.mkdir()
+        start = time.monotonic()
+        result, texts = _run_cells(cells, scratch, sandboxed=sandboxed)
+        timings.setdefault(sandboxed, []).append(time.monotonic() - start)
+        assert texts == ["3\n"], result.reason
+    overhead = min(timings[True]) - min(timings[False])
+    print(f"sandbox overhead per notebook: {overhead:.2f} s")
+    assert overhead < 1.5
+
+
+def test_command_binds_no_course_folder_read_write(tmp_path):
+    command = bwrap_command(["python", "-m", "ipykernel_launcher"], tmp_path, Limits())
+    writable = [command[i + 1] for i, arg in enumerate(command) if arg == "--bind"]
+    assert writable == [str(tmp_path.resolve())]
+    assert "--unshare-net" in command or "--unshare-all" in command
+    assert "--clearenv" in command and "--die-with-parent" in command
+    assert any(arg.startswith("--nproc=") for arg in command) and any(arg.startswith("--as=") for arg in command)
+
+
+def test_refuses_without_bubblewrap_and_says_how_to_install(tmp_path, monkeypatch):
+    FIXTURES.write_course(tmp_path / "course")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    available, reason = sandbox_available()
+    assert not available and "apt-get install bubblewrap" in reason and "--unsafe-no-sandbox" in reason
+    from grading.autograde import autograde
+
+    with pytest.raises(ValueError, match="cannot grade sandboxed: bubblewrap"):
+        autograde(tmp_path / "course")
+
+
+def _nbg(*args, env=None, **kwargs):
+    return subprocess.run([sys.executable, "-m", "grading", *args], capture_output=True, text=True,
+                          timeout=600, env=env, **kwargs)
+
+
+@pytest.mark.slow
+def test_cli_refuses_then_unsafe_flag_grades_and_the_report_shows_it(tmp_path):
+    FIXTURES.make_class(tmp_path, {"ann": "perfect"})
+    no_bwrap = {**os.environ, "PATH": str(Path(sys.executable).parent)}
+    refused = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet", env=no_bwrap)
+    assert refused.returncode == 2
+    assert "apt-get install bubblewrap" in refused.stderr and "--unsafe-no-sandbox" in refused.stderr
+    unsafe = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet", "--unsafe-no-sandbox", env=no_bwrap)
+    assert unsafe.returncode == 0, unsafe.stderr
+    assert _nbg("--course", str(tmp_path), "report").returncode == 0
+    assert "WITHOUT the sandbox for 1 submission(s)" in (tmp_path / "report.html").read_text()
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_sandbox_is_on_by_default_in_the_cli(tmp_path):
+    FIXTURES.make_class(tmp_path, {"ann": "perfect"})
+    run = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert '"sandboxed": true' in (tmp_path / "grading_log.jsonl").read_text()
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_killing_the_grader_at_any_moment_loses_and_double_counts_nothing(tmp_path):
+    """SIGKILL the grading process twice mid-run, at different moments, then re-run:
+    every student ends with the hand-derived score, once, and the gradebook opens."""
+    students = {"ann": "perfect", "bob": "wrong_hidden", "cid": "blank", "dee": "perfect"}
+    FIXTURES.make_class(tmp_path, students)
+    state = tmp_path / ".nbg_state" / "autograde" / FIXTURES.FIXTURE_ASSIGNMENT
+    for wait_for_graded in (1, 2):  # kill after the 1st, then after one more submission was committed
+        process = subprocess.Popen([sys.executable, "-m", "grading", "--course", str(tmp_path), "autograde",
+                                    "-j", "1", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+        deadline = time.monotonic() + 300
+        done_before = len(list(state.glob("*.json"))) if state.exists() else 0
+        while time.monotonic() < deadline and process.poll() is None:
+            if state.exists() and len(list(state.glob("*.json"))) >= done_before + 1:
+                time.sleep(0.3 * wait_for_graded)  # somewhere inside the next submission
+                break
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    final = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet")
+    assert final.returncode == 0, final.stderr
+    again = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet")
+    assert "0 notebook(s) graded, 4 submission(s) unchanged" in again.stdout
+    rows = adv.gradebook_rows(tmp_path)
+    assert set(rows) == set(students)
+    for student, kind in students.items():
+        assert sum(rows[student].values()) == FIXTURES.EXPECTED_SCORES[kind], student
+        assert len(rows[student]) == 4, student
+    from grading.course import Course
+
+    with Course(tmp_path).gradebook() as gradebook:
+        assert len(gradebook.find_assignment(FIXTURES.FIXTURE_ASSIGNMENT).submissions) == len(students)

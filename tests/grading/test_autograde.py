@@ -1,0 +1,295 @@
+"""``nbg autograde``: parallel grading with nbgrader's scores, robust to bad code.
+
+Expected scores are hand-derived in ``fixtures.py`` (EXPECTED_SCORES,
+EXPECTED_CELL_SCORES); the serial-equivalence test uses stock ``nbgrader
+autograde`` as the oracle.
+
+Runtime: about 60-90 s on 2 loaded cores (one class of 9 submissions graded
+in parallel, the same class graded by stock nbgrader, a few small courses).
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import fixtures
+from grading import autograde as autograde_module
+from grading.autograde import autograde
+from grading.course import Course
+from grading.execute import execute_notebook
+from grading.sandbox import Limits
+
+# Every kind, plus a perfect submission after the due date with nbgrader's
+# "zero" late policy: 6 points and a 6-point penalty.
+LATE_STUDENT = "late_perfect"
+LATE_POLICY = '\nc.LateSubmissionPlugin.penalty_method = "zero"\n'
+
+
+def _grades(course, student):
+    with course.gradebook() as gradebook:
+        submission = gradebook.find_submission(fixtures.FIXTURE_ASSIGNMENT, student)
+        notebook = submission.notebooks[0]
+        cells = {grade.name: grade.auto_score for grade in notebook.grades}
+        return {
+            "cells": tuple(cells[name] for name in fixtures.GRADE_CELLS),
+            "score": submission.score,
+            "penalty": notebook.late_submission_penalty,
+        }
+
+
+def _make_class(root):
+    students = {kind: kind for kind in fixtures.SUBMISSION_KINDS}
+    students[LATE_STUDENT] = "perfect"
+    fixtures.make_class(root, students, late=[LATE_STUDENT])
+    with (root / "nbgrader_config.py").open("a") as config:
+        config.write(LATE_POLICY)
+    return students
+
+
+@pytest.fixture(scope="module")
+def fresh_class(tmp_path_factory):
+    """A released, ungraded fixture class (copy it before grading)."""
+    root = tmp_path_factory.mktemp("fresh_class")
+    return root, _make_class(root)
+
+
+@pytest.fixture(scope="module")
+def graded(fresh_class, tmp_path_factory):
+    """The fixture class graded by ``autograde`` with 2 parallel workers."""
+    source, students = fresh_class
+    root = tmp_path_factory.mktemp("graded") / "course"
+    shutil.copytree(source, root)
+    course = Course(root)
+    summary = autograde(course, workers=2)
+    return course, summary, students
+
+
+def test_every_kind_gets_its_hand_derived_score(graded):
+    course, summary, students = graded
+    for student, kind in students.items():
+        grades = _grades(course, student)
+        if student == LATE_STUDENT:
+            assert grades["cells"] == fixtures.EXPECTED_CELL_SCORES["perfect"]
+            # nbgrader keeps the raw score and records the penalty beside it.
+            assert (grades["score"], grades["penalty"]) == (6.0, 6.0)
+        else:
+            assert grades["cells"] == fixtures.EXPECTED_CELL_SCORES[kind], student
+            assert grades["score"] == fixtures.EXPECTED_SCORES[kind], student
+
+
+def test_kernel_death_keeps_earlier_cells_and_names_the_killer(graded):
+    course, summary, _ = graded
+    record = next(r for r in summary.records if r.student == "kernel_dies")
+    assert record.status == "kernel_died"
+    assert "mean_solution" in record.reason and "exit code 1" in record.reason
+
+    path = course.autograded_dir("kernel_dies", fixtures.FIXTURE_ASSIGNMENT) / "ps_fixture.ipynb"
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nbformat.read(path, 4).cells}
+    assert [o.ename for o in cells["mean_solution"].outputs if o.output_type == "error"] == ["KernelDied"]
+    assert cells["test_mean_visible"].outputs[0].ename == "NotExecuted"
+    assert not any(o.output_type == "error" for o in cells["test_add_hidden"].outputs)
+
+
+def test_summary_flags_what_needs_attention(graded):
+    _, summary, students = graded
+    statuses = {r.student: r.status for r in summary.records}
+    assert statuses == {
+        **{student: "ok" for student in students},
+        "kernel_dies": "kernel_died",
+        "infinite_loop": "timeout",
+        # nbgrader restores the edited test (the score is unaffected); the log says it was edited.
+        "edits_test_cell": "flagged",
+    }
+    assert {r.student for r in summary.needs_attention} == {"kernel_dies", "infinite_loop", "edits_test_cell"}
+    assert summary.exit_code == 1
+    table = summary.format_table()
+    assert "ATTENTION kernel_dies/ps_fixture/ps_fixture: kernel_died" in table
+    assert "perfect" in table and "6/6" in table
+
+
+def test_grading_log_has_one_line_per_notebook(graded):
+    course, _, students = graded
+    lines = [json.loads(line) for line in course.grading_log_path.read_text().splitlines()]
+    assert sorted(line["student"] for line in lines) == sorted(students)
+    fields = {"student", "assignment", "notebook", "status", "reason", "seconds", "sandboxed",
+              "score", "max_score", "needs_attention"}
+    assert all(fields <= set(line) for line in lines)
+    by_student = {line["student"]: line for line in lines}
+    assert by_student["wrong_hidden"]["score"] == 4.0 and by_student["wrong_hidden"]["max_score"] == 6.0
+    assert by_student["infinite_loop"]["needs_attention"] is True
+    assert by_student[LATE_STUDENT]["late"] is True
+
+
+@pytest.mark.slow
+def test_parallel_gradebook_equals_stock_serial_nbgrader(graded, fresh_class, tmp_path):
+    """Stock nbgrader, one submission after another, is the oracle (it cannot
+    grade the kernel_dies kind: it drops that submission)."""
+    source, students = fresh_class
+    stock_root = tmp_path / "stock"
+    shutil.copytree(source, stock_root)
+    course, _, _ = graded
+    for student in students:
+        if student == "kernel_dies":
+            continue
+        assert fixtures.stock_autograde(stock_root, student)["success"], student
+        assert _grades(Course(stock_root), student) == _grades(course, student), student
+
+
+def test_rerun_grades_only_new_or_changed_submissions(tmp_path):
+    fixtures.make_class(tmp_path, {"ann": "perfect", "bob": "blank"})
+    course = Course(tmp_path)
+    first = autograde(course, workers=1)
+    assert sorted(r.student for r in first.records) == ["ann", "bob"]
+
+    again = autograde(course, workers=1)
+    assert (again.records, sorted(again.skipped)) == ([], [("ann", "ps_fixture"), ("bob", "ps_fixture")])
+
+    fixtures.write_submission(tmp_path, "bob", "wrong_hidden", timestamp=fixtures.ON_TIME)
+    changed = autograde(course, workers=1)
+    assert [r.student for r in changed.records] == ["bob"]
+    assert _grades(course, "bob")["score"] == fixtures.EXPECTED_SCORES["wrong_hidden"]
+
+    forced = autograde(course, workers=1, students=["ann"], force=True)
+    assert [r.student for r in forced.records] == ["ann"]
+    assert _grades(course, "ann")["score"] == 6.0
+    log_lines = course.grading_log_path.read_text().splitlines()
+    assert len(log_lines) == 4  # ann, bob, bob again, ann forced
+
+
+def test_crash_before_marking_done_is_regraded_without_double_counting(tmp_path, monkeypatch):
+    fixtures.make_class(tmp_path, {"ann": "wrong_hidden"})
+    course = Course(tmp_path)
+    real_write = autograde_module._write_atomic
+
+    def crash_on_state(path, text):
+        if autograde_module.STATE_DIRNAME in str(path):
+            raise KeyboardInterrupt("killed")
+        real_write(path, text)
+
+    monkeypatch.setattr(autograde_module, "_write_atomic", crash_on_state)
+    with pytest.raises(KeyboardInterrupt):
+        autograde(course, workers=1)
+    monkeypatch.setattr(autograde_module, "_write_atomic", real_write)
+
+    rerun = autograde(course, workers=1)
+    assert [r.student for r in rerun.records] == ["ann"]
+    assert _grades(course, "ann")["score"] == fixtures.EXPECTED_SCORES["wrong_hidden"]
+
+
+def test_invalid_and_missing_notebooks_score_zero_and_need_attention(tmp_path):
+    fixtures.make_class(tmp_path, {"ann": "perfect"})
+    for student in ("broken", "empty"):
+        folder = tmp_path / "submitted" / student / "ps_fixture"
+        folder.mkdir(parents=True)
+    (tmp_path / "submitted/broken/ps_fixture/ps_fixture.ipynb").write_text("{not json")
+    (tmp_path / "submitted/empty/ps_fixture/notes.txt").write_text("forgot the notebook")
+    course = Course(tmp_path)
+
+    summary = autograde(course, workers=1, students=["broken", "empty"])
+
+    statuses = {r.student: (r.status, r.score) for r in summary.records}
+    assert statuses == {"broken": ("invalid_notebook", 0.0), "empty": ("missing", 0.0)}
+    assert "not a readable notebook" in next(r.reason for r in summary.records if r.student == "broken")
+    assert summary.exit_code == 1
+
+
+def test_output_flood_stops_the_kernel_with_a_clear_reason(tmp_path):
+    notebook = fixtures.source_notebook()
+    notebook.cells[1].source = "while True:\n    print('x' * 10000)"
+    result = execute_notebook(nbformat.writes(notebook), tmp_path,
+                              limits=Limits(cell_timeout=30, max_output_bytes=200_000))
+    assert result.status == "kernel_died"
+    assert "more than 200000 bytes of output" in result.reason
+    assert len(result.notebook_json) < 400_000
+
+
+def test_unknown_assignment_and_bad_workers_are_clear_errors(tmp_path):
+    fixtures.write_course(tmp_path)
+    with pytest.raises(ValueError, match="unknown assignment.*'nope'"):
+        autograde(Course(tmp_path), assignments=["nope"])
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        autograde(Course(tmp_path), workers=-1)
+
+
+def test_limits_are_validated():
+    # The sandbox itself is tested in tests/grading/adversarial/.
+    with pytest.raises(ValueError, match="cell_timeout must be a positive"):
+        Limits(cell_timeout=0)
+    with pytest.raises(ValueError, match="memory_bytes must be positive"):
+        Limits(memory_bytes=0)
+
+
+@pytest.mark.parametrize("command", ["", "release", "collect", "autograde", "validate",
+                                     "feedback", "export", "report", "demo"])
+def test_every_subcommand_has_help(command, capsys):
+    from grading.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"] if command else ["--help"])
+    assert exit_info.value.code == 0
+    assert "usage: nbg" in capsys.readouterr().out
+
+
+def test_cli_autograde_exit_code_and_table(tmp_path):
+    fixtures.make_class(tmp_path, {"ann": "perfect"})
+    run = subprocess.run(
+        [sys.executable, "-m", "grading", "--course", str(tmp_path), "autograde", "-j", "1", "--quiet"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "ann" in run.stdout and "6/6" in run.stdout
+
+
+def test_cli_usage_errors_exit_2(tmp_path, capsys):
+    from grading.cli import main
+
+    fixtures.write_course(tmp_path)
+    assert main(["--course", str(tmp_path), "autograde", "nope"]) == 2
+    assert "unknown assignment" in capsys.readouterr().err
+    assert main([]) == 2
+
+
+REAL_SOURCE = Path(__file__).resolve().parents[2] / "course" / "source"
+
+
+def _real_assignments():
+    if not REAL_SOURCE.is_dir():
+        return []
+    return sorted(p.name for p in REAL_SOURCE.iterdir() if (p / f"{p.name}.ipynb").exists())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _real_assignments(), reason="course/source has no assignments yet")
+def test_real_assignments_solution_scores_full_and_release_scores_zero(tmp_path):
+    """The instructor's solution submitted as is must get every automatic
+    point; the untouched release none (every test fails on the blank functions)."""
+    from grading.release import build_release
+
+    root = tmp_path / "course"
+    shutil.copytree(REAL_SOURCE, root / "source")
+    shutil.copy(REAL_SOURCE.parent / "nbgrader_config.py", root)
+    course = Course(root)
+    build_release(course)
+    assignments = _real_assignments()
+    for assignment in assignments:
+        for student, step in (("solution", "source"), ("untouched", "release")):
+            dest = course.submitted_dir(student, assignment)
+            dest.mkdir(parents=True)
+            shutil.copy(root / step / assignment / f"{assignment}.ipynb", dest)
+
+    summary = autograde(course, workers=2)
+
+    assert summary.exit_code == 0, summary.format_table()
+    with course.gradebook() as gradebook:
+        for assignment in assignments:
+            solution = gradebook.find_submission(assignment, "solution").notebooks[0].grades
+            # Written answers (markdown grade cells) wait for the instructor.
+            auto = [g for g in solution if g.cell_type == "code"]
+            assert auto and all(g.auto_score == g.max_score for g in auto), assignment
+            assert all(g.needs_manual_grade for g in solution if g.cell_type == "markdown")
+            assert gradebook.find_submission(assignment, "untouched").score == 0, assignment

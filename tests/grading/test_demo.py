@@ -1,0 +1,216 @@
+"""``nbg demo``: the whole pipeline on the generated demo class, on the real assignments.
+
+The expected scores below are derived by hand from the test cells each
+student's mistake must fail and their points in the source notebooks (not
+computed by the pipeline). Points of the auto-graded test cells:
+
+01_bayes_mle_map (35 auto points; the two written answers, 2 + 2, are graded
+by hand and count 0 here):
+  posterior 1+3, map_hypothesis 1+2, ml_hypothesis 1+2, bernoulli_mle 1+2,
+  beta_posterior 1+2, beta_map 1+2, beta_posterior_mean 1+2 (22 so far),
+  m_estimate 1+2, categorical_mle 1+2, dirichlet_posterior_mean 1+3,
+  dirichlet_map 1+2.
+03_multinomial_nb (24 auto points; written answers 3 + 2 by hand):
+  count_vectors 1+3, class_log_prior 1+2, multinomial_feature_log_prob 2+4,
+  multinomial_jll 2+3, log_normalize 1+2, confusion_matrix 1+2.
+
+Runtime: the end-to-end demo takes ~2 min on 2 idle cores (20 notebooks,
+one 15 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
+"""
+
+import csv
+import html
+import re
+import zipfile
+
+import nbformat
+import pytest
+
+from grading import Course
+from grading.collect import DEFAULT_PATTERN
+from grading.demo import (
+    MARKER,
+    build_demo_course,
+    build_lms_zip,
+    format_score_table,
+    repository_course_root,
+    run_demo,
+)
+from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
+from grading.feedback import split_hidden_region
+
+BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
+
+EXPECTED_SCORES = {
+    # student: (01_bayes_mle_map, 03_multinomial_nb), after the late penalty
+    "perfect": (35, 24),  # every test passes (its earlier blank attempt is ignored)
+    "blank": (0, 0),  # the release unchanged: every test fails
+    # posterior() without the prior: posterior 1+3 lost; multinomial_jll()
+    # without the log prior: jll 2+3 lost
+    "forgot-prior": (35 - 4, 24 - 5),
+    # dirichlet_posterior_mean() with N + 2 alpha: 1+3 lost;
+    # multinomial_feature_log_prob() with N_c + 2: 2+4 lost
+    "denominator-2": (35 - 4, 24 - 6),
+    # posterior() returns the scores: 1+3 lost; log_normalize() returns jll: 1+2 lost
+    "unnormalised": (35 - 4, 24 - 3),
+    # multinomial_jll() in probability space: the visible test's short
+    # documents pass, the hidden test's ~2000-word documents underflow: 3 lost
+    "underflow": (35, 24 - 3),
+    # the kernel dies in m_estimate's cell: the 22 points before it are kept,
+    # the 13 after it are lost
+    "kernel-dies": (22, 24),
+    # confusion_matrix's cell loops until the timeout: its tests 1+2 lost,
+    # the rest of the notebook runs on
+    "infinite-loop": (35, 24 - 3),
+    # bernoulli_mle() divides by n + 1 and the visible test was replaced by
+    # `pass`: nbgrader restores the test, 1+2 lost (no gain from the edit)
+    "edits-test": (35 - 3, 24),
+    # 01 submitted after the due date: policy "zero" takes all 35; 03 on time
+    "late": (0, 24),
+}
+
+
+def page_text(path):
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo")
+    return run_demo(out / "demo-output", workers=2, echo=lambda *args: None)
+
+
+@pytest.mark.slow
+def test_every_demo_student_scores_exactly_as_derived(demo):
+    assert set(demo.scores) == set(EXPECTED_SCORES)
+    got = {s: (demo.scores[s][BAYES], demo.scores[s][MULTINOMIAL]) for s in demo.scores}
+    assert got == EXPECTED_SCORES
+
+
+@pytest.mark.slow
+def test_grading_problems_are_flagged_with_the_guilty_cell(demo):
+    flagged = {(r.student, r.notebook): r for r in demo.summary.records if r.status != "ok"}
+    assert set(flagged) == {
+        ("kernel-dies", BAYES), ("infinite-loop", MULTINOMIAL), ("edits-test", BAYES)
+    }
+    assert flagged[("edits-test", BAYES)].status == "flagged"  # scored with the original test
+    assert "test_bernoulli_mle_visible" in flagged[("edits-test", BAYES)].reason
+    assert flagged[("kernel-dies", BAYES)].status == "kernel_died"
+    assert "m_estimate" in flagged[("kernel-dies", BAYES)].reason
+    assert flagged[("infinite-loop", MULTINOMIAL)].status == "timeout"
+    assert "confusion_matrix" in flagged[("infinite-loop", MULTINOMIAL)].reason
+
+
+@pytest.mark.slow
+def test_collect_took_every_student_and_nothing_else(demo):
+    for report in demo.collect_reports:
+        assert sorted(s for s, _, _ in report.collected) == sorted(EXPECTED_SCORES)
+        assert report.unmatched == [] and report.rejected == []
+
+
+@pytest.mark.slow
+def test_feedback_never_shows_hidden_test_source_of_the_real_notebooks(demo):
+    course_root = demo.course_root
+    assert len(demo.feedback) == len(DEMO_STUDENTS) * len(DEMO_ASSIGNMENTS)
+    for assignment in DEMO_ASSIGNMENTS:
+        source = nbformat.read(course_root / "source" / assignment / f"{assignment}.ipynb", 4)
+        release = nbformat.read(course_root / "release" / assignment / f"{assignment}.ipynb", 4)
+        public = "\n".join(cell.source for cell in release.cells)
+        secrets = set()
+        for cell in source.cells:
+            _, hidden = split_hidden_region(cell.source)
+            # Lines of 8+ characters the students were never shown ("assert ...",
+            # "rng = np.random.default_rng(1101)"); ")" or "else:" prove nothing.
+            secrets |= {l.strip() for l in hidden if len(l.strip()) >= 8}
+        secrets = {line for line in secrets if line not in public}
+        assert len(secrets) > 30  # the check below is not vacuous
+        for path in course_root.glob(f"feedback/*/{assignment}/*.html"):
+            text = page_text(path)
+            leaked = [line for line in secrets if line in text]
+            assert not leaked, (path, leaked[:3])
+
+
+@pytest.mark.slow
+def test_feedback_explains_the_kernel_death_and_the_hidden_failure(demo):
+    root = demo.course_root
+    died = page_text(root / "feedback" / "kernel-dies" / BAYES / f"{BAYES}.html")
+    assert "Grading note (kernel_died)" in died and "m_estimate" in died
+    wrong = page_text(root / "feedback" / "underflow" / MULTINOMIAL / f"{MULTINOMIAL}.html")
+    assert "Score: 0.0 / 3.0" in wrong  # the hidden multinomial_jll test, by name below
+    assert "multinomial_jll" in wrong
+
+
+@pytest.mark.slow
+def test_exports_and_report(demo):
+    with demo.grades_csv.open(newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for student, (bayes, multinomial) in EXPECTED_SCORES.items():
+        assert float(rows[student][BAYES]) == bayes
+        assert float(rows[student][MULTINOMIAL]) == multinomial
+        assert float(rows[student]["total"]) == bayes + multinomial
+    with demo.cells_csv.open(newline="") as handle:
+        late = [r for r in csv.DictReader(handle) if r["student"] == "late" and r["assignment"] == BAYES]
+    tests = [r for r in late if r["grade_id"].startswith("test_")]
+    assert len(tests) == 22 and all(r["passed"] == "1" for r in tests)  # raw, before the penalty
+    written = [r for r in late if not r["grade_id"].startswith("test_")]
+    assert [(r["score"], r["passed"]) for r in written] == [("", "")] * 2  # awaiting the instructor
+    page = demo.report.read_text()
+    # The demo uses the sandbox when the machine has one; the banner says when not.
+    assert ("WITHOUT the sandbox" in page) == (not demo.sandboxed)
+    assert "kernel-dies" in page and "infinite-loop" in page
+    table = format_score_table(demo)
+    assert table.splitlines()[2].split()[:4] == ["perfect", "35", "24", "59"]
+
+
+# --- fast: the generated class itself ------------------------------------------
+
+@pytest.fixture(scope="module")
+def released_course(tmp_path_factory):
+    from grading.release import build_release
+
+    root = tmp_path_factory.mktemp("demo_course") / "course"
+    build_demo_course(root, repository_course_root(), DEMO_ASSIGNMENTS)
+    course = Course(root)
+    build_release(course, list(DEMO_ASSIGNMENTS))
+    return course
+
+
+def test_lms_zip_is_reproducible_and_matches_the_collect_pattern(released_course, tmp_path):
+    first = build_lms_zip(released_course, BAYES, tmp_path / "a.zip")
+    second = build_lms_zip(released_course, BAYES, tmp_path / "b.zip")
+    assert first.read_bytes() == second.read_bytes()
+    names = zipfile.ZipFile(first).namelist()
+    assert len(names) == len(DEMO_STUDENTS) + 1  # perfect submitted twice
+    students = {re.search(DEFAULT_PATTERN, name).group("student") for name in names}
+    assert students == {s.student_id for s in DEMO_STUDENTS}
+
+
+def test_a_mistake_replaces_only_its_cell(released_course):
+    source = nbformat.read(released_course.source_notebooks(BAYES)[0], 4)
+    release = nbformat.read(released_course.release_dir(BAYES) / f"{BAYES}.ipynb", 4)
+    students = {s.student_id: s for s in DEMO_STUDENTS}
+    perfect = student_notebook(students["perfect"], BAYES, source, release)
+    wrong = student_notebook(students["forgot-prior"], BAYES, source, release)
+    differing = [
+        a.metadata["nbgrader"]["grade_id"]
+        for a, b in zip(perfect.cells, wrong.cells)
+        if a.source != b.source
+    ]
+    assert differing == ["posterior"]
+    assert "BEGIN SOLUTION" not in nbformat.writes(perfect)
+    assert "likelihood / likelihood.sum()" in nbformat.writes(wrong)
+
+
+def test_a_student_editing_a_missing_cell_is_a_clear_error(released_course):
+    source = nbformat.read(released_course.source_notebooks(BAYES)[0], 4)
+    release = nbformat.read(released_course.release_dir(BAYES) / f"{BAYES}.ipynb", 4)
+    ghost = DemoStudent("ghost", "edits a renamed cell", code={(BAYES, "no_such_cell"): "x = 1"})
+    with pytest.raises(ValueError, match="update grading/demo_students.py"):
+        student_notebook(ghost, BAYES, source, release)
+
+
+def test_demo_refuses_to_replace_a_folder_it_did_not_make(tmp_path):
+    (tmp_path / "thesis.tex").write_text("precious")
+    with pytest.raises(ValueError, match="not an earlier demo"):
+        run_demo(tmp_path, echo=lambda *args: None)
+    assert (tmp_path / "thesis.tex").exists() and not (tmp_path / MARKER).exists()
