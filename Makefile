@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv test test-fast nbval demo execute release bench clean
+.PHONY: help venv sandbox test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -19,7 +19,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)  ## create .venv and install the project with its dev extra
 
-test: $(STAMP)  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+# Autograding runs student code in bubblewrap; install it where apt-get can
+# (as root, or with sudo). Elsewhere grading says how to install it.
+sandbox:  ## install bubblewrap (the grading sandbox) if it is missing
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "bubblewrap (bwrap) is missing and apt-get is not available: install it with your package manager"; exit 1; fi; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
+
+test: $(STAMP) sandbox  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
 	$(BIN)/pytest
 	$(BIN)/pytest $(NBVAL)
 
@@ -29,7 +38,7 @@ test-fast: $(STAMP)  ## the tests not marked slow
 nbval: $(STAMP)  ## re-execute the source notebooks and compare with their stored outputs
 	$(BIN)/pytest $(NBVAL)
 
-demo: $(STAMP)  ## build the release, grade the bundled demo class, write feedback and a report
+demo: $(STAMP) sandbox  ## build the release, grade the bundled demo class, write feedback and a report
 	$(BIN)/nbg demo --out demo-output
 
 execute: $(STAMP)  ## re-execute every source notebook in place (commit the result)
