@@ -49,7 +49,10 @@ from grading.execute import STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
 from grading.sandbox import Limits, readable_paths, sandbox_available
-from grading.scan import ScanResult, scan_notebook, shadowing_files
+from grading.scan import ScanResult, scan_notebook
+from grading.submission_checks import (
+    deleted_cells, edited_tests, notebook_problem, shadowing_files, symlinked_folder,
+)
 
 STATUS_INVALID = "invalid_notebook"
 STATUS_MISSING = "missing"
@@ -361,11 +364,11 @@ class _Grader:
         if job.staging.exists():
             shutil.rmtree(job.staging)
         job.info = self.steps.init_submission(job.student, job.assignment, job.submitted, job.staging)
-        linked = _symlinked_folder(self.course, job.student, job.assignment)
+        linked = symlinked_folder(self.course, job.student, job.assignment)
         links = sorted(str(p.relative_to(job.submitted)) for p in job.submitted.rglob("*") if p.is_symlink())
         for notebook_id in job.notebook_ids:
             path = job.submitted / f"{notebook_id}.ipynb"
-            problem = linked or _notebook_problem(path, job.submitted)
+            problem = linked or notebook_problem(path, job.submitted)
             if problem:
                 self.steps.zero_notebook(job.student, job.assignment, notebook_id)
                 status = STATUS_MISSING if not (path.exists() or path.is_symlink()) and not linked else STATUS_INVALID
@@ -393,7 +396,7 @@ class _Grader:
                 ignored.append(f"removed {', '.join(removed)} from the submission: a file with the name "
                                "of a module the tests import would have replaced it")
             job.notes[notebook_id] = (scan_notebook(notebook, source_cells), ignored,
-                                      _deleted_cells(notebook, source_cells), _edited_tests(raw, source_cells))
+                                      deleted_cells(notebook, source_cells), edited_tests(raw, source_cells))
             job.waiting.add(notebook_id)
             yield notebook_id, {
                 "notebook_json": nbformat.writes(notebook),
@@ -495,56 +498,6 @@ class _Grader:
             reason=reason, seconds=round(seconds, 3), sandboxed=self.sandboxed, score=score,
             max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=_now(),
         )
-
-
-def _symlinked_folder(course, student, assignment) -> str:
-    """A reason when the submission's folders are symbolic links (which could point at the
-    source notebooks), else ''."""
-    for folder in (course.submitted_root / student, course.submitted_dir(student, assignment)):
-        if folder.is_symlink():
-            return f"{folder.relative_to(course.root)} is a symbolic link: refusing to follow it"
-    return ""
-
-
-def _notebook_problem(path: Path, submitted: Path) -> str:
-    """Why a submitted notebook cannot be read safely ('' when it can)."""
-    if path.is_symlink():
-        return f"{path.name} is a symbolic link, not a notebook: refusing to follow it"
-    if not path.exists():
-        found = sorted(p.name for p in submitted.glob("*.ipynb"))
-        hint = f" (found {', '.join(found)}: the file must be named {path.name})" if found else ""
-        return f"no {path.name} in the submission{hint}"
-    return ""
-
-
-def _grade_ids(notebook) -> list:
-    return [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in notebook.cells]
-
-
-def _deleted_cells(notebook, source_cells) -> dict:
-    """Test and answer cells of the source that the submitted notebook no longer has."""
-    present = set(_grade_ids(notebook))
-    missing = [cell for cell in source_cells if cell["name"] not in present]
-    deleted = {
-        "tests": [c["name"] for c in missing if c["grade"] and not c["solution"] and c["cell_type"] == "code"],
-        "answers": [c["name"] for c in missing if c["solution"]],
-    }
-    return {key: names for key, names in deleted.items() if names}
-
-
-def _edited_tests(raw_notebook, source_cells) -> list:
-    """Test cells whose submitted source differs from the instructor's (nbgrader restores them)."""
-    from grading.feedback import split_hidden_region
-
-    def normal(source):  # the release drops hidden tests and may differ in blank lines
-        return [line.rstrip() for line in split_hidden_region(source)[0].splitlines() if line.strip()]
-
-    tests = {c["name"]: normal(c["source"]) for c in source_cells
-             if c["grade"] and not c["solution"] and c["cell_type"] == "code"}
-    return sorted(
-        grade_id for grade_id, cell in zip(_grade_ids(raw_notebook), raw_notebook.cells)
-        if grade_id in tests and normal(cell.source) != tests[grade_id]
-    )
 
 
 def _now() -> str:

@@ -132,8 +132,8 @@ class Case:
 
     what: str
     score: float
-    status: str
-    reason: tuple = ()  # words the reason must contain (lower case)
+    status: str  # alternatives separated by "|"
+    reason: tuple = ()  # words the reason must contain (lower case; "a|b": either)
     answers: dict = dataclasses.field(default_factory=dict)  # solution grade_id -> source
     base: dict = dataclasses.field(default_factory=lambda: PERFECT)
     extra_cell: str = ""  # a cell the student added after the setup cell
@@ -166,7 +166,9 @@ CASES = {
                      {"add_solution": _add_first("import sys\nsys.exit(0)")}),
     "kills_kernel": Case("kills its own kernel process", 3, "kernel_died", ("kernel died", "add_solution"),
                          {"add_solution": _add_first("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")}),
-    "output_flood": Case("prints without end", 3, "kernel_died", ("bytes of output",),
+    # Whichever comes first stops it: the grader's output cap, or the kernel's memory
+    # limit (its unsent output queues up in the kernel).
+    "output_flood": Case("prints without end", 3, "kernel_died|blocked", ("bytes of output|out of memory",),
                          {"add_solution": _add_first("while True:\n    print('x' * 10000)")}),
     "gradebook_write": Case("blank answers; rewrites its scores in gradebook.db", 0, "blocked", ("database",),
                             base=BLANK, extra_cell=(

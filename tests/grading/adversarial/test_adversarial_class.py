@@ -68,9 +68,9 @@ def test_case_gets_its_score_status_and_reason(graded_class, student):
     record = records[student]
     assert record.sandboxed
     assert (record.score, record.max_score) == (case.score, adv.MAX_SCORE), (case.what, record.reason)
-    assert record.status == case.status, (case.what, record.reason)
+    assert record.status in case.status.split("|"), (case.what, record.reason)
     for words in case.reason:
-        assert words.lower() in record.reason.lower(), (case.what, record.reason)
+        assert any(w.lower() in record.reason.lower() for w in words.split("|")), (case.what, record.reason)
     if case.status == "ok":
         return
     # The reason reaches the instructor's report and the student's feedback.

@@ -10,7 +10,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grading.scan import scan_notebook, shadowing_files
+from grading.scan import scan_notebook
+from grading.submission_checks import shadowing_files
 
 TESTS = {
     "test_posterior": "np.testing.assert_allclose(posterior([0.5, 0.5], [0.2, 0.6]), [0.25, 0.75])",
