@@ -62,22 +62,21 @@ def test_missing_path_is_a_clear_error(tmp_path):
         validate([tmp_path / "nope.ipynb"])
 
 
-def _real_assignments():
-    if not REAL_SOURCE.is_dir():
-        return []
-    return sorted(p.name for p in REAL_SOURCE.iterdir() if (p / f"{p.name}.ipynb").exists())
+# Two real assignments suffice here: every assignment's source passing and
+# release failing is already checked through nbgrader itself in
+# tests/notebooks/test_autograde_roundtrip.py; this checks validate's verdicts.
+REAL_SAMPLE = ["02_categorical_nb", "05_gaussian_nb"]
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _real_assignments(), reason="course/source has no assignments yet")
 def test_real_assignments_source_pass_and_release_fail(tmp_path):
     root = tmp_path / "course"
-    shutil.copytree(REAL_SOURCE, root / "source")
-    if (REAL_SOURCE.parent / "nbgrader_config.py").exists():
-        shutil.copy(REAL_SOURCE.parent / "nbgrader_config.py", root)
+    for assignment in REAL_SAMPLE:
+        shutil.copytree(REAL_SOURCE / assignment, root / "source" / assignment)
+    shutil.copy(REAL_SOURCE.parent / "nbgrader_config.py", root)
     build_release(Course(root))
 
     result = validate([root / "source", root / "release"], workers=2)
 
     assert result.ok, result.format()
-    assert len(result.notebooks) == 2 * len(_real_assignments())
+    assert len(result.notebooks) == 2 * len(REAL_SAMPLE)
