@@ -264,7 +264,6 @@ def _real_assignments():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _real_assignments(), reason="course/source has no assignments yet")
 def test_real_assignments_solution_scores_full_and_release_scores_zero(tmp_path):
     """The instructor's solution submitted as is must get every automatic
     point; the untouched release none (every test fails on the blank functions)."""

@@ -148,8 +148,7 @@ def course_copy(tmp_path_factory):
 @pytest.fixture(scope="session")
 def released_course(course_copy):
     """The scratch course after one ``generate_assignment`` of every assignment."""
-    if not source_notebooks(course_copy):
-        pytest.skip("no source notebooks yet")
+    assert source_notebooks(course_copy), "course/source holds no notebooks"
     process = run_nbgrader(course_copy, "generate_assignment", "*", "--force")
     problems = nbgrader_errors(process)
     assert not problems, (
