@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS = {
@@ -62,6 +63,9 @@ def _find_command(argv):
 def main(argv=None) -> int:
     """Entry point of the ``nbg`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # nbgrader's gradebook emits SQLAlchemy autoflush warnings on every run
+    # (stock `nbgrader autograde` too); they say nothing to an instructor.
+    warnings.filterwarnings("ignore", message=".*not in session.*", category=Warning)
     command = _find_command(argv)
     try:
         parser = build_parser(command)
