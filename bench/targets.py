@@ -17,13 +17,11 @@ MAX_SANDBOX_OVERHEAD_S = 0.3  # per notebook
 # the key is missed.
 EXPLANATIONS = {
     "GaussianNB.fit": (
-        "GaussianNB.fit: the class sums are products with the one-hot label matrix; as a dense "
-        "BLAS product (n_classes x n_samples x n_features, tall and skinny) it gains nothing from "
-        "threads, and OpenBLAS's spinning threads collapse when other processes hold the cores "
-        "(see 'BLAS threads'). A CSR one-hot (one stored value per row, built directly from the "
-        "labels) runs in SciPy's single-threaded loop in about one pass. Beyond that, NumPy makes "
-        "every step a full pass over X: the finite check, the class sums, X - theta[y], its "
-        "square, and their class sums (two passes by design, for a stable variance): about 6 "
+        "GaussianNB.fit: the class sums are products with a CSR one-hot label matrix (one "
+        "stored value per row), which run in SciPy's single-threaded loop in about one pass "
+        "each. NumPy makes every step a full pass over X: the finite check, the class sums, "
+        "X - theta[y], its square, and their class sums (two passes by design, for a stable "
+        "variance): about 6 "
         "passes, so 3x one pass needs a fused compiled kernel."
     ),
     "GaussianNB.predict_proba": (
