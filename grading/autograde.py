@@ -48,7 +48,7 @@ from grading.course import Course
 from grading.execute import STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, execute_task
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
-from grading.sandbox import Limits, readable_paths, sandbox_available
+from grading.sandbox import Limits, build_matplotlib_cache, readable_paths, sandbox_available
 from grading.scan import ScanResult, scan_notebook
 from grading.submission_checks import (
     deleted_cells, edited_tests, notebook_problem, shadowing_files, symlinked_folder,
@@ -276,6 +276,8 @@ def autograde(
     total = sum(len(job.notebook_ids) for job in jobs)
     bar = ProgressBar(total, enabled=progress)
     with tempfile.TemporaryDirectory(prefix="nbg-autograde-") as scratch_root:
+        if sandboxed and jobs:
+            grader.matplotlib_cache = build_matplotlib_cache(Path(scratch_root) / "matplotlib")
         pool = make_pool(workers) if workers > 1 else None
         try:
             pending = {}
@@ -355,6 +357,7 @@ class _Grader:
     def __init__(self, course, steps, limits, sandboxed):
         self.course, self.steps, self.limits, self.sandboxed = course, steps, limits, sandboxed
         self.permissions = int(str(steps.converter.permissions), 8)
+        self.matplotlib_cache = None
         self._sources = {}
 
     def prepare(self, job: _SubmissionJob, scratch_root: Path):
@@ -404,6 +407,7 @@ class _Grader:
                 "config": self.steps.converter.config,
                 "limits": self.limits,
                 "sandboxed": self.sandboxed,
+                "matplotlib_cache": self.matplotlib_cache,
             }
 
     def _source_cells(self, assignment, notebook_id) -> list:

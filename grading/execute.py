@@ -133,6 +133,9 @@ class GradingExecutor(Execute):
         from nbclient import NotebookClient
 
         NotebookClient.__init__(self, nb, km)
+        # Kill the kernel once the last cell has replied: its state is thrown away,
+        # and a graceful shutdown sometimes waits seconds for an idle kernel to exit.
+        self.shutdown_kernel = "immediate"
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         status, reason, failed = STATUS_OK, "", None
@@ -275,6 +278,7 @@ def execute_notebook(
     config=None,
     limits: Limits = Limits(),
     sandboxed: bool = False,
+    matplotlib_cache=None,
 ) -> ExecutionResult:
     """Execute a sanitized notebook in a fresh kernel whose cwd is ``scratch_dir``.
 
@@ -288,7 +292,7 @@ def execute_notebook(
         The course's nbgrader config (``Execute.*`` options apply).
     limits : Limits
         ``cell_timeout`` overrides ``Execute.timeout`` from the config when set.
-    sandboxed : bool
+    sandboxed, matplotlib_cache
         Passed to :func:`grading.sandbox.make_kernel_manager`.
 
     Returns
@@ -306,7 +310,8 @@ def execute_notebook(
             config.Execute.timeout = int(max(1, round(limits.cell_timeout)))
         executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes)
         kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
-        km = make_kernel_manager(scratch_dir, limits=limits, sandboxed=sandboxed, kernel_name=kernel_name)
+        km = make_kernel_manager(scratch_dir, limits=limits, sandboxed=sandboxed, kernel_name=kernel_name,
+                                 matplotlib_cache=matplotlib_cache)
         # Student code can ask whether it runs under the autograder, as with nbgrader.
         os.environ["NBGRADER_EXECUTION"] = "autograde"
         resources = {"metadata": {"path": str(scratch_dir)}}
