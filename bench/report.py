@@ -179,7 +179,10 @@ METHOD = """## Method
   not counted). It covers NumPy/SciPy arrays, not C-level buffers (BLAS).
 - Autograding: each grader is one command in a subprocess (start-up
   included), each on its own copy of the same released course and the same
-  submissions. Overhead per notebook = wall time per notebook - mean time
+  submissions. The submissions are split into rounds of about 10; each round
+  runs every grader once, in an order that rotates from round to round, so
+  that a slow spell of the machine is shared by all graders; a grader's wall
+  time is the sum of its rounds. Overhead per notebook = wall time per notebook - mean time
   inside the cells (nbclient's per-cell timestamps in the autograded
   notebooks); it includes kernel start/stop, nbgrader's pre/post-processing,
   the gradebook, and the grader's start-up spread over the notebooks.
@@ -257,13 +260,26 @@ def _nbcore_lines(section, figures: Path, out_dir: Path) -> list:
     return lines
 
 
+def _sandbox_overhead_text(section) -> str:
+    paired = section["sandbox_paired"]
+    text = (f"**{_seconds(paired['overhead_median_s'])}**, the median difference of {paired['pairs']} "
+            f"alternating runs of one submission (`{paired['notebook']}`) with and without the sandbox "
+            f"(medians {_seconds(paired['sandboxed_median_s'])} and {_seconds(paired['unsandboxed_median_s'])})")
+    from_runs = section.get("sandbox_overhead_from_runs_s")
+    if from_runs is not None:
+        text += (f"; from the two serial runs above, {_seconds(from_runs)} per notebook "
+                 "(whole runs minutes apart: load from other processes shows up here)")
+    return text
+
+
 def _grading_lines(section, figures: Path, out_dir: Path) -> list:
     lines = [
         "## 2. Autograding throughput",
         "",
         f"Reproduce: `{COMMAND} --only grading`. The same {section['n_submissions']} submissions of "
         f"`{section['assignment']}` (the demo class's students {', '.join(section['variants'])}, "
-        "cycled) graded by each grader.",
+        f"cycled) graded by each grader, in {section.get('rounds', 1)} interleaved round(s) "
+        "(see Method).",
         "",
     ]
     rows = [(r["grader"], r["workers"], _seconds(r["wall_s"]), f"{r['submissions_per_minute']:.1f}",
@@ -280,7 +296,7 @@ def _grading_lines(section, figures: Path, out_dir: Path) -> list:
         f"- Starting a python3 kernel, waiting until it answers and stopping it: "
         f"{_seconds(section['kernel_start_s'])} (median), part of every notebook's overhead.",
         "- Sandbox overhead per notebook: " + (
-            f"{_seconds(sandbox)}" if sandbox is not None
+            _sandbox_overhead_text(section) if sandbox is not None
             else f"not measured ({section['sandbox_reason']})") + ".",
         "- Scores: " + ("every grader gave every submission the same score as stock nbgrader."
                         if not section["score_mismatches"]

@@ -21,6 +21,7 @@ from nbcore._validation import (
     check_prior,
     check_sample_weight,
     encode_labels,
+    unique_labels,
 )
 from nbcore.estimation import log_normalize
 
@@ -173,7 +174,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         X, y = self._validate_X(X, y, reset=True, training=True)
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
+        self.classes_ = unique_labels(y)
         self._init_counters(len(self.classes_), X.shape[1])
         return self._learn(X, y, sample_weight)
 

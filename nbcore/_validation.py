@@ -78,6 +78,41 @@ def check_non_negative(X, estimator_name):
         )
 
 
+# Integer labels spanning at most this many values are counted with a table
+# (O(n)) instead of sorted (O(n log n)): a few times faster on large y.
+_LABEL_TABLE_MAX = 1 << 16
+
+
+def _small_int_range(*arrays):
+    """(low, high) of integer arrays whose values span a small table, else None."""
+    if not all(a.dtype.kind in "iu" and a.size for a in arrays):
+        return None
+    low = min(int(a.min()) for a in arrays)
+    high = max(int(a.max()) for a in arrays)
+    if high - low >= _LABEL_TABLE_MAX or low < -(2**62) or high > 2**62:
+        return None
+    return low, high
+
+
+def unique_labels(y):
+    """``np.unique(y)``, by counting for integer labels of a small range."""
+    y = np.asarray(y)
+    span = _small_int_range(y) if y.ndim == 1 else None
+    if span is None:
+        return np.unique(y)
+    low, high = span
+    counts = np.bincount(y.astype(np.intp, copy=False) - low, minlength=high - low + 1)
+    return (np.flatnonzero(counts) + low).astype(y.dtype)
+
+
+def _unknown_labels(labels, classes):
+    return ValueError(
+        f"Label(s) {np.unique(labels).tolist()} in y are not in classes "
+        f"{classes.tolist()}; pass every label in classes (at the first "
+        "call of partial_fit)."
+    )
+
+
 def encode_labels(y, classes, n_samples=None):
     """Indices of the labels ``y`` in ``classes``.
 
@@ -92,17 +127,23 @@ def encode_labels(y, classes, n_samples=None):
             f"X and y have different numbers of samples: {n_samples} and "
             f"{y.shape[0]}; give one label per row of X."
         )
+    span = _small_int_range(y, classes)
+    if span is not None:  # a look-up table from label to index
+        low, high = span
+        table = np.full(high - low + 1, -1, dtype=np.intp)
+        table[classes.astype(np.intp) - low] = np.arange(len(classes))
+        index = table[y.astype(np.intp, copy=False) - low]
+        unknown = index < 0
+        if np.any(unknown):
+            raise _unknown_labels(y[unknown], classes)
+        return index
     order = np.argsort(classes, kind="stable")
     position = np.searchsorted(classes[order], y)
     position = np.minimum(position, len(classes) - 1)
     index = order[position]
     unknown = classes[index] != y
     if np.any(unknown):
-        raise ValueError(
-            f"Label(s) {np.unique(y[unknown]).tolist()} in y are not in classes "
-            f"{classes.tolist()}; pass every label in classes (at the first "
-            "call of partial_fit)."
-        )
+        raise _unknown_labels(y[unknown], classes)
     return index
 
 

@@ -8,21 +8,58 @@ from nbcore._validation import as_2d_float, check_prior
 __all__ = ["gaussian_mean_var", "gaussian_jll", "GaussianNB"]
 
 
+# The one-pass sums are used when they lose at most ~4 of the 16 digits:
+# the sum of squares about the shift may exceed m2 by at most this factor.
+_MAX_CANCELLATION = 1e4
+
+
 def _moments(X, class_index, weights, n_classes):
     """Per (class, feature): observed weight ``n``, mean ``theta`` and sum of
-    squared deviations ``m2``, by two passes of matrix products.
+    squared deviations ``m2``.
 
     NaN entries are left out. A (class, feature) without data has theta = m2 = 0.
     """
-    missing = nan_mask(X)
     class_weight = np.bincount(class_index, weights=weights, minlength=n_classes)
+    moments = _shifted_moments(X, class_index, weights, class_weight)
+    if moments is None:
+        moments = _two_pass_moments(X, class_index, weights, class_weight)
+    return moments
+
+
+def _shifted_moments(X, class_index, weights, class_weight):
+    """One pass: sums of ``x - shift`` and of its square, as two matrix products.
+
+    ``m2 = S2 - S1**2 / n`` cancels when a class mean is far from the shift
+    (a sample mean of X) compared with the class's spread; then, and when X
+    has NaN, returns None and :func:`_two_pass_moments` is used instead.
+    """
+    n_classes = len(class_weight)
+    sample = X[:: max(1, X.shape[0] // 1000)]  # ~1000 rows spread over X
+    shift = sample.mean(axis=0) if sample.size else np.zeros(X.shape[1])
+    shifted = X - shift
+    s1 = class_sums(shifted, class_index, weights, n_classes)
+    s2 = class_sums(np.square(shifted, out=shifted), class_index, weights, n_classes)
+    n = np.broadcast_to(class_weight[:, np.newaxis], s1.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_shifted = np.where(n > 0, s1 / n, 0.0)
+    m2 = s2 - s1 * mean_shifted
+    accurate = (s2 == 0) | (m2 * _MAX_CANCELLATION > s2)  # also False for NaN
+    if not accurate.all():
+        return None
+    return np.array(n, dtype=np.float64), np.where(n > 0, shift + mean_shifted, 0.0), m2
+
+
+def _two_pass_moments(X, class_index, weights, class_weight):
+    """Means first, then squared deviations from each sample's own class mean:
+    no cancellation at all, at the price of a second pass and a gather."""
+    n_classes = len(class_weight)
+    missing = nan_mask(X)
     n = np.broadcast_to(class_weight[:, np.newaxis], (n_classes, X.shape[1]))
     if missing is not None:
         n = n - class_sums(missing, class_index, weights, n_classes)
     X_filled = X if missing is None else fill_nan(X)
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = np.where(n > 0, class_sums(X_filled, class_index, weights, n_classes) / n, 0.0)
-    # Second pass on deviations from the own class mean: no cancellation.
     deviation = X - theta[class_index]
     if missing is not None:
         deviation = fill_nan(deviation)
