@@ -29,7 +29,7 @@ sandbox:  ## install bubblewrap (the grading sandbox) if it is missing
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 
 test: $(STAMP) sandbox  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=15
 	$(BIN)/pytest $(NBVAL)
 
 test-fast: $(STAMP)  ## the tests not marked slow

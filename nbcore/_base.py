@@ -110,6 +110,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Abstract naive Bayes classifier: fit, partial_fit and predict written once."""
 
     _accept_sparse = False
+    # X keeps one of these dtypes; any other is converted to the first.
+    _input_dtypes = (np.float64,)
 
     # --- the parts a model supplies
     @abstractmethod
@@ -137,7 +139,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         check_missing_option(self.missing)
         kwargs = dict(
             accept_sparse="csr" if self._accept_sparse else False,
-            dtype=np.float64,
+            dtype=list(self._input_dtypes),
             ensure_all_finite=False,  # checked below, naming the `missing` option
             reset=reset,
         )

@@ -14,22 +14,33 @@ MISSING_CODE = -1
 
 
 def _codes(X, name="X"):
-    """Integer codes of a float X; NaN becomes MISSING_CODE."""
+    """Integer codes of X (float or integer); NaN becomes MISSING_CODE."""
+    if X.dtype.kind in "iu":
+        codes = X.astype(np.int64, copy=False)
+        if codes.size and codes.min() < 0:
+            raise _negative_codes(name)
+        return codes
     is_nan = np.isnan(X)
-    filled = np.where(is_nan, 0.0, X)
-    if (filled < 0).any():
-        raise ValueError(
-            f"Negative values in data passed as {name}: category codes are "
-            "0, 1, 2, ... (encode categories with sklearn.preprocessing.OrdinalEncoder)."
-        )
-    if (filled != np.floor(filled)).any():
+    has_nan = bool(is_nan.any())
+    filled = np.where(is_nan, 0.0, X) if has_nan else X
+    if filled.size and filled.min() < 0:
+        raise _negative_codes(name)
+    codes = filled.astype(np.int64)
+    if (codes != filled).any():  # a fraction (or a value beyond int64)
         raise ValueError(
             f"{name} must hold integer category codes 0, 1, 2, ... (encode "
             "categories with sklearn.preprocessing.OrdinalEncoder)."
         )
-    codes = filled.astype(np.int64)
-    codes[is_nan] = MISSING_CODE
+    if has_nan:
+        codes[is_nan] = MISSING_CODE
     return codes
+
+
+def _negative_codes(name):
+    return ValueError(
+        f"Negative values in data passed as {name}: category codes are "
+        "0, 1, 2, ... (encode categories with sklearn.preprocessing.OrdinalEncoder)."
+    )
 
 
 def _n_categories(codes, n_categories):
@@ -127,13 +138,14 @@ def _one_hot(codes, n_categories):
     """
     starts = np.concatenate([[0], np.cumsum(n_categories + 1)[:-1]])
     columns = starts + np.minimum(codes, n_categories)
+    n_samples, n_features = codes.shape
+    shape = (n_samples, int((n_categories + 1).sum()))
     observed = codes != MISSING_CODE
-    n_samples = codes.shape[0]
+    if observed.all():  # one entry per (sample, feature), in row order already
+        indptr = np.arange(0, n_samples * n_features + 1, n_features)
+        return sp.csr_matrix((np.ones(columns.size), columns.ravel(), indptr), shape=shape)
     indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
-    return sp.csr_matrix(
-        (np.ones(observed.sum()), columns[observed], indptr),
-        shape=(n_samples, int((n_categories + 1).sum())),
-    )
+    return sp.csr_matrix((np.ones(observed.sum()), columns[observed], indptr), shape=shape)
 
 
 def _jll_from_blocks(codes, class_log_prior, blocks, n_categories):
@@ -227,6 +239,8 @@ class CategoricalNB(_BaseDiscreteNB):
     """
 
     _accept_sparse = False
+    # Integer codes are used as they are (no float copy).
+    _input_dtypes = (np.float64, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8)
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
