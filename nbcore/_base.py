@@ -23,7 +23,7 @@ from nbcore._validation import (
     encode_labels,
     unique_labels,
 )
-from nbcore.estimation import log_normalize
+from nbcore.estimation import log_normalize, row_max, row_sum
 
 
 # ---------------------------------------------------------------- array helpers
@@ -97,6 +97,16 @@ def class_sums(X, class_index, weights, n_classes):
     if sp.issparse(X):
         return np.ascontiguousarray(np.asarray(X.T @ Y.toarray()).T)
     return np.asarray(Y.T @ X)
+
+
+def _check_targets(y):
+    """scikit-learn's check that y holds class labels, not continuous values.
+
+    Skipped for a 1-D integer y, which always does: scikit-learn's check
+    finds the unique values by hashing, about as long as fitting GaussianNB.
+    """
+    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
+        check_classification_targets(y)
 
 
 def safe_log(values):
@@ -175,7 +185,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             The fitted estimator.
         """
         X, y = self._validate_X(X, y, reset=True, training=True)
-        check_classification_targets(y)
+        _check_targets(y)
         self.classes_ = unique_labels(y)
         self._init_counters(len(self.classes_), X.shape[1])
         return self._learn(X, y, sample_weight)
@@ -219,7 +229,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 f"of the first call, {self.classes_.tolist()}."
             )
         X, y = self._validate_X(X, y, reset=first_call, training=True)
-        check_classification_targets(y)
+        _check_targets(y)
         if first_call:
             self.classes_ = classes
             self._init_counters(len(classes), X.shape[1])
@@ -283,10 +293,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         jll = self.predict_joint_log_proba(X)
         # One exp instead of exp(log_normalize(jll)): shift by the row maximum.
-        row_max = jll.max(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.exp(jll - row_max)
-            return proba / proba.sum(axis=1, keepdims=True)
+            proba = np.exp(np.subtract(jll, row_max(jll), out=jll), out=jll)
+            proba /= row_sum(proba)
+        return proba
 
     def predict(self, X):
         """The class of maximum posterior probability (the MAP class).

@@ -298,3 +298,14 @@ def test_missing_skip_drops_the_term_from_the_gaussian_product():
     log_density = -0.5 * (np.log(2 * np.pi * model.var_[:, 1])
                           + (2.0 - model.theta_[:, 1]) ** 2 / model.var_[:, 1])
     np.testing.assert_allclose(full[0] - only_first[0], log_density, rtol=1e-12)
+
+
+def test_row_max_and_row_sum_match_numpy_reductions():
+    from nbcore.estimation import row_max, row_sum
+
+    a = np.array([[1.0, 3.0, 2.0], [-np.inf, -np.inf, -np.inf], [np.nan, 0.0, 1.0], [5.0, -1.0, np.inf]])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(row_max(a), a.max(axis=1, keepdims=True))
+        np.testing.assert_array_equal(row_sum(a[[0, 3]]), a[[0, 3]].sum(axis=1, keepdims=True))
+    assert np.isnan(row_sum(a[[2]])).all()
+    assert row_max(np.empty((0, 2))).shape == (0, 1)

@@ -76,3 +76,31 @@ def test_blocks_cover_every_row(monkeypatch):
     X, y = rng.normal(size=(100, 3)), rng.integers(0, 2, 100)
     theta, var = gaussian_mean_var(X, y, [0, 1])
     np.testing.assert_allclose(var, per_class_var(X, y), rtol=1e-13)
+
+
+def direct_jll(model, X):
+    """The Gaussian joint log-likelihood written out term by term."""
+    terms = -0.5 * (np.log(2 * np.pi * model.var_)[None] + (X[:, None, :] - model.theta_[None]) ** 2
+                    / model.var_[None])
+    return model.class_log_prior_ + np.nansum(terms, axis=2)
+
+
+@pytest.mark.parametrize("block_bytes", [16 * 3 * 7, 1 << 22])  # 7 rows a block, or all at once
+def test_blocked_scores_equal_the_formula(monkeypatch, block_bytes):
+    monkeypatch.setattr(gaussian, "_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(100, 3)) * [1, 10, 0.1] + 50, rng.integers(0, 3, 100)
+    model = GaussianNB().fit(X, y)
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), direct_jll(model, X), rtol=1e-11)
+
+
+def test_missing_entries_are_left_out_of_the_scores():
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)
+    model = GaussianNB(missing="skip").fit(X, y)
+    X_missing = X.copy()
+    X_missing[::3, 1] = np.nan
+    expected = direct_jll(model, X_missing)  # nansum: a missing feature adds nothing
+    np.testing.assert_allclose(model.predict_joint_log_proba(X_missing), expected, rtol=1e-11)
+    proba = model.predict_proba(X_missing)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
