@@ -68,13 +68,22 @@ def _category_counts(codes, class_index, weights, n_classes, n_categories):
     """Weighted counts N_cjk as one (n_classes, sum_j K_j) array, in one bincount."""
     starts = np.concatenate([[0], np.cumsum(n_categories)[:-1]]).astype(np.int64)
     total = int(n_categories.sum())
-    flat = class_index[:, np.newaxis] * total + starts + codes
+    flat = codes + starts
+    flat += (class_index * total)[:, np.newaxis]
     observed = codes != MISSING_CODE
-    counts = np.bincount(
-        flat[observed],
-        weights=np.broadcast_to(weights[:, np.newaxis], codes.shape)[observed],
-        minlength=n_classes * total,
-    )
+    if observed.all():  # no mask to apply; unit weights need no weights at all
+        unit = bool(np.all(weights == 1.0))
+        counts = np.bincount(
+            flat.ravel(),
+            weights=None if unit else np.repeat(weights, codes.shape[1]),
+            minlength=n_classes * total,
+        ).astype(np.float64, copy=False)
+    else:
+        counts = np.bincount(
+            flat[observed],
+            weights=np.broadcast_to(weights[:, np.newaxis], codes.shape)[observed],
+            minlength=n_classes * total,
+        )
     return counts.reshape(n_classes, total)
 
 
