@@ -13,6 +13,7 @@ student folder.
 import os
 import re
 import shutil
+import concurrent.futures
 import subprocess
 import sys
 from pathlib import Path
@@ -158,20 +159,27 @@ def released_course(course_copy):
 
 
 @pytest.fixture(scope="session")
-def autograded_course(released_course):
+def autograded_course(released_course, tmp_path_factory):
     """Submit each source notebook as is and each release notebook untouched,
-    autograde both students; return ``(course_root, {student: process})``."""
-    root = released_course
-    for assignment, path in source_notebooks(root):
-        for student, origin in (
-            (SOLUTION_STUDENT, path),
-            (BLANK_STUDENT, root / "release" / assignment / path.name),
-        ):
+    autograde both students; return ``({student: course_root}, {student: process})``.
+
+    Each student is graded in a copy of the released course with its own
+    gradebook, so the two ``nbgrader autograde`` runs go in parallel.
+    """
+    roots = {}
+    for student in (SOLUTION_STUDENT, BLANK_STUDENT):
+        root = tmp_path_factory.mktemp(f"graded-{student}") / "course"
+        shutil.copytree(released_course, root)
+        for assignment, path in source_notebooks(root):
+            origin = path if student == SOLUTION_STUDENT else root / "release" / assignment / path.name
             dest = root / "submitted" / student / assignment
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copy(origin, dest / path.name)
-    runs = {
-        student: run_nbgrader(root, "autograde", "*", f"--student={student}", "--force")
-        for student in (SOLUTION_STUDENT, BLANK_STUDENT)
-    }
-    return root, runs
+        roots[student] = root
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(roots)) as pool:
+        futures = {
+            student: pool.submit(run_nbgrader, root, "autograde", "*", f"--student={student}", "--force")
+            for student, root in roots.items()
+        }
+        runs = {student: future.result() for student, future in futures.items()}
+    return roots, runs

@@ -29,8 +29,8 @@ def test_autograde_run_reports_no_error(autograded_course, student):
 
 @pytest.mark.parametrize("path", notebook_params())
 def test_source_notebook_earns_full_autograded_marks(autograded_course, path):
-    root, _ = autograded_course
-    score, maximum = _code_scores(root, path.parent.name, path.stem, SOLUTION_STUDENT)
+    roots, _ = autograded_course
+    score, maximum = _code_scores(roots[SOLUTION_STUDENT], path.parent.name, path.stem, SOLUTION_STUDENT)
     assert maximum > 0, f"{path.name}: no autograded points in the gradebook"
     assert score == pytest.approx(maximum), (
         f"{path.name}: the reference solution scores {score:g} of {maximum:g} autograded points"
@@ -39,7 +39,7 @@ def test_source_notebook_earns_full_autograded_marks(autograded_course, path):
 
 @pytest.mark.parametrize("path", notebook_params())
 def test_untouched_release_earns_zero(autograded_course, path):
-    root, _ = autograded_course
-    score, maximum = _code_scores(root, path.parent.name, path.stem, BLANK_STUDENT)
+    roots, _ = autograded_course
+    score, maximum = _code_scores(roots[BLANK_STUDENT], path.parent.name, path.stem, BLANK_STUDENT)
     assert maximum > 0, f"{path.name}: no autograded points in the gradebook"
     assert score == 0, f"{path.name}: an unanswered notebook scores {score:g} of {maximum:g}"
