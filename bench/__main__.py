@@ -2,10 +2,11 @@
 
 Examples
 --------
-``python -m bench``                          everything (~15 min on 2 idle cores)
+``python -m bench``                          everything (~25 min on 2 idle cores)
 ``python -m bench --only nbcore``            one section; the report keeps the others
 ``python -m bench --only nbcore --models GaussianNB``
 ``python -m bench --smoke --out /tmp/b.md``  a tiny run of everything (checks the code, not speed)
+``python -m bench --report-only``            rewrite BENCHMARKS.md from bench/figures/results.json
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--assignment", default=None, help="grading section: which assignment (default 01_bayes_mle_map)")
     parser.add_argument("--workers", type=int, default=None,
                         help="grading section: parallel workers of nbg autograde (default: the number of cores)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="measure nothing: rewrite the report from the stored results.json")
     parser.add_argument("--keep", action="store_true",
                         help="grading section: keep the scratch course copies (their path is printed)")
     return parser
@@ -108,12 +111,17 @@ def main(argv=None, echo=print) -> int:
     figures = _figures_folder(args)
     results_path = figures / RESULTS_FILENAME
     results = report.load_results(results_path)
-    for name in args.only or report.SECTIONS:
+    if args.report_only and not results:
+        print(f"python -m bench: --report-only needs stored results, and {results_path} does not exist: "
+              "run the benchmarks first", file=sys.stderr)
+        return 2
+    for name in [] if args.report_only else args.only or report.SECTIONS:
         machine = machine_info()  # the load average before the section ran
         data = run_section(name, args, echo=echo)
         results[name] = {"data": data, "machine": machine, "smoke": args.smoke}
         report.save_results(results_path, results)
-    out = report.write_report(results, args.out, figures)
+    # From the stored file, so that --report-only later writes the same report.
+    out = report.write_report(report.load_results(results_path), args.out, figures)
     echo(f"wrote {out} and figures in {figures}")
     return 0
 

@@ -241,8 +241,8 @@ def _nbcore_lines(section, figures: Path, out_dir: Path) -> list:
     lines.append(
         f"The comparison ran with the BLAS thread pools limited to {threads} (threadpoolctl; "
         f"`--blas-threads 0` keeps the default, {section.get('blas_default_threads')} here). "
-        "Only nbcore's GaussianNB uses dense BLAS products, which are tall and skinny "
-        "(n_samples x n_features times n_features x n_classes): threads gain little, and on a "
+        "Only nbcore's GaussianNB scoring uses dense BLAS products, one small product per block "
+        "of rows (rows x 2 n_features times 2 n_features x n_classes): threads gain little, and on a "
         "shared machine whose cores are busy OpenBLAS's spinning threads can make them many "
         "times slower." if threads else
         "The comparison ran with the BLAS libraries' default thread count "

@@ -83,6 +83,16 @@ def test_smoke_run_of_everything_grades_with_every_grader(tmp_path):
     _assert_png(tmp_path / "figures" / "grading_throughput.png")
 
 
+def test_report_only_rewrites_the_same_report_from_stored_results(tmp_path, capsys):
+    out = tmp_path / "BENCHMARKS.md"
+    assert main(["--report-only", "--out", str(out)], echo=_silent) == 2
+    assert "does not exist" in capsys.readouterr().err
+    measured, _ = _run_smoke(tmp_path, "course")
+    out.unlink()
+    assert main(["--report-only", "--out", str(out)], echo=_silent) == 0
+    assert out.read_text() == measured
+
+
 def test_a_smoke_run_must_not_replace_the_real_report(capsys):
     assert main(["--smoke"], echo=_silent) == 2
     assert "needs --out" in capsys.readouterr().err
