@@ -196,7 +196,7 @@ def kernel_start_seconds(repeats=3) -> float:
     return sorted(runs)[len(runs) // 2]
 
 
-def paired_sandbox_overhead(submission_dir: Path, repeats=6) -> dict:
+def paired_sandbox_overhead(submission_dir: Path, repeats=6, warmup=True) -> dict:
     """Seconds the sandbox adds to one notebook: the same submission executed by
     nbg's executor with and without the sandbox, alternately, ``repeats`` pairs.
 
@@ -213,7 +213,8 @@ def paired_sandbox_overhead(submission_dir: Path, repeats=6) -> dict:
         scratch_root = Path(scratch_root)
         cache = build_matplotlib_cache(scratch_root / "matplotlib")
         times = {True: [], False: []}
-        for index in range(repeats + 1):  # the first pair warms the file cache, untimed
+        first = 0 if warmup else 1
+        for index in range(first, repeats + 1):  # pair 0 warms the file cache, untimed
             order = (True, False) if index % 2 else (False, True)
             for sandboxed in order:
                 scratch = scratch_root / f"run{index}-{sandboxed}"
@@ -324,7 +325,7 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
         if available:
             echo("grading: the sandbox's overhead on one notebook, paired runs")
             paired = paired_sandbox_overhead(base / "submitted" / students[0] / assignment,
-                                             repeats=1 if smoke else 6)
+                                             repeats=1 if smoke else 6, warmup=not smoke)
     finally:
         if keep:
             echo(f"grading: kept the scratch courses in {scratch}")

@@ -172,7 +172,7 @@ def test_killing_the_grader_at_any_moment_loses_and_double_counts_nothing(tmp_pa
             pass  # it had already finished
         process.wait()
     assert killed_mid_run[0], "the first run finished before it could be killed"
-    final = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet")
+    final = _nbg("--course", str(tmp_path), "autograde", "-j", "2", "--quiet")
     assert final.returncode == 0, final.stderr
     again = _nbg("--course", str(tmp_path), "autograde", "-j", "1", "--quiet")
     assert f"0 notebook(s) graded, {len(students)} submission(s) unchanged" in again.stdout
