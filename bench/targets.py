@@ -50,17 +50,15 @@ EXPLANATIONS = {
     ),
     "nbg autograde": (
         "nbg autograde -j 2: each notebook costs about the same CPU time under either grader "
-        "(a kernel start, ~0.7 s, and the setup cell's imports of NumPy, SciPy, scikit-learn "
-        "and matplotlib, ~2 s, are most of it); two workers on two cores can at best halve the "
-        "wall time, and the grading process itself (nbgrader's pre- and post-processors and "
-        "the gradebook, ~0.4 s a notebook) competes with them for the same two cores. nbg wins "
-        "what stock nbgrader spends waiting: its graceful kernel shutdown, which sometimes "
-        "waits seconds."
+        "(a kernel start, timed above, and the setup cell's imports of NumPy, SciPy, "
+        "scikit-learn and matplotlib are most of it); two workers on two cores can at best halve "
+        "the wall time, and the grading process itself (nbgrader's pre- and post-processors and "
+        "the gradebook) competes with them for the same cores. nbg gains over stock nbgrader "
+        "what stock nbgrader spends waiting, e.g. on its graceful kernel shutdown."
     ),
     "sandbox overhead": (
-        "Sandbox overhead: on a quiet machine, paired runs measured between -0.07 and 0.07 s; starting "
-        "bubblewrap itself takes ~5 ms (1 ms of it the network namespace). The figure varies "
-        "with the machine's load from other processes (see the two measurements above)."
+        "Sandbox overhead: bubblewrap's own start takes milliseconds; the paired figure moves "
+        "with the load other processes put on the machine (compare the two measurements above)."
     ),
 }
 

@@ -49,7 +49,8 @@ def _shifted_moments(X, class_index, weights, class_weight):
     buffer = np.empty((min(block, n_samples), n_features))
     for start in range(0, n_samples, block):
         rows = slice(start, start + block)
-        shifted = np.subtract(X[rows], shift, out=buffer[: len(X[rows])])
+        X_block = X[rows]
+        shifted = np.subtract(X_block, shift, out=buffer[: len(X_block)])
         s1 += class_sums(shifted, class_index[rows], weights[rows], n_classes)
         s2 += class_sums(np.square(shifted, out=shifted), class_index[rows], weights[rows], n_classes)
     n = np.broadcast_to(class_weight[:, np.newaxis], s1.shape)
@@ -127,7 +128,7 @@ def _quadratic_jll(X, class_log_prior, theta, var, reference):
     precision = 1.0 / var
     theta_c = theta - reference
     per_feature_constant = theta_c**2 * precision + np.log(2 * np.pi * var)
-    weights = np.hstack([precision, -2.0 * theta_c * precision]).T  # (2 n_features, n_classes)
+    coefficients = np.hstack([precision, -2.0 * theta_c * precision]).T  # (2 n_features, n_classes)
     n_samples, n_features = X.shape
     quadratic = np.empty((n_samples, len(theta)))
     block = max(1, _BLOCK_BYTES // (16 * max(1, n_features)))
@@ -137,7 +138,7 @@ def _quadratic_jll(X, class_log_prior, theta, var, reference):
         part = buffer[: len(quadratic[rows])]
         centred = np.subtract(X[rows], reference, out=part[:, n_features:])
         np.square(centred, out=part[:, :n_features])
-        np.matmul(part, weights, out=quadratic[rows])
+        np.matmul(part, coefficients, out=quadratic[rows])
     if np.isnan(quadratic).any():  # NaN in X: redo leaving those entries out
         return _quadratic_jll_skipping_nan(X, class_log_prior, precision, theta_c, per_feature_constant,
                                            reference)
