@@ -154,6 +154,12 @@ class GradingExecutor(Execute):
                     cell.outputs.append(_error_output(TIMEOUT_ENAME, f"no reply from the kernel within {self.timeout} s"))
                 except DeadKernelError:
                     return self._after_death(cell, index)
+                except ValueError:
+                    # A kernel SIGKILLed for flooding the output can leave a message
+                    # whose signature no longer checks out; the death explains it.
+                    if self._output_limit_hit:
+                        return self._after_death(cell, index)
+                    raise
                 if _timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
                     if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
                         return self._after_death(cell, index)
