@@ -11,10 +11,10 @@ __all__ = ["gaussian_mean_var", "gaussian_jll", "GaussianNB"]
 # The one-pass sums are used when they lose at most 3 of the 16 digits: the
 # sum of squares about the shift may exceed m2 by at most this factor.
 _MAX_CANCELLATION = 1e3
-# Bytes per block of rows in the one-pass sums: a block stays in the CPU cache
-# between the subtraction, the squaring and the two products (4 MiB was the
-# fastest of 0.125-16 MiB on the benchmark machine), and adding up block
-# totals is also more accurate than one long running sum.
+# Bytes per block of rows: small enough that a block stays in the CPU cache
+# between the subtraction, the squaring and the products, large enough that
+# the per-block Python overhead is negligible. Adding up block totals is also
+# more accurate than one long running sum.
 _BLOCK_BYTES = 1 << 22
 
 
