@@ -90,6 +90,7 @@ class GradingExecutor(Execute):
         self.max_output_bytes = max_output_bytes
         self._output_bytes = 0
         self._output_limit_hit = False
+        self._message_error = ""
 
     def output(self, outs, msg, display_id, cell_index):
         if self._output_limit_hit:
@@ -154,12 +155,14 @@ class GradingExecutor(Execute):
                     cell.outputs.append(_error_output(TIMEOUT_ENAME, f"no reply from the kernel within {self.timeout} s"))
                 except DeadKernelError:
                     return self._after_death(cell, index)
-                except ValueError:
-                    # A kernel SIGKILLed for flooding the output can leave a message
-                    # whose signature no longer checks out; the death explains it.
-                    if self._output_limit_hit:
-                        return self._after_death(cell, index)
-                    raise
+                except ValueError as error:
+                    # A message that fails jupyter_client's checks ("Invalid Signature"),
+                    # seen under load from kernels flooding their output: stop the kernel
+                    # and keep the scores of the cells before, like any kernel death.
+                    if not self._output_limit_hit:
+                        self._message_error = f"{error} after {self._output_bytes} bytes of output"
+                        self._kill_kernel()
+                    return self._after_death(cell, index)
                 if _timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
                     if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
                         return self._after_death(cell, index)
@@ -180,6 +183,8 @@ class GradingExecutor(Execute):
         if self._output_limit_hit:
             why = (f"the notebook printed more than {self.max_output_bytes} bytes of "
                    "output, so the grader stopped its kernel")
+        elif self._message_error:
+            why = f"the grader stopped the kernel: one of its messages failed verification ({self._message_error})"
         else:
             exit_info = self._exit_description()
             why = "the kernel died" + (f" ({exit_info})" if exit_info else "")
