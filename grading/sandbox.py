@@ -121,9 +121,10 @@ def readable_paths(kernel_cmd=()) -> list[Path]:
     of the kernel's own interpreter if it is somewhere else.
     """
     paths = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()]
-    nbcore_dir = _package_dir("nbcore")
-    if nbcore_dir is not None:
-        paths.append(nbcore_dir)
+    for package in ("nbkit", "nbcore"):
+        package_dir = _package_dir(package)
+        if package_dir is not None:
+            paths.append(package_dir)
     if kernel_cmd:
         executable = shutil.which(kernel_cmd[0]) or kernel_cmd[0]
         # <prefix>/bin/python -> <prefix>

@@ -2,7 +2,7 @@
 
 These ship inside scikit-learn, so they load offline. Each loader returns
 ``frame``, ``X``, ``y``, ``classes``, ``target_names``, ``feature_names``
-and ``description`` (the same field names as :mod:`nbcore.datasets.worked`).
+and ``description`` (the same field names as :mod:`nbkit.datasets.worked`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Data for the course, all of it offline except the optional SMS corpus.
 
-- :mod:`~nbcore.datasets.worked`: the worked examples of the lectures
+- :mod:`~nbkit.datasets.worked`: the worked examples of the lectures
   (medical test, car theft, PlayTennis, IIR documents, seven e-mails,
   five customers) with the numbers the course reproduces.
-- :mod:`~nbcore.datasets.bundled`: iris, wine, breast cancer and digits from
+- :mod:`~nbkit.datasets.bundled`: iris, wine, breast cancer and digits from
   scikit-learn, plus categorical and binary views of the digits.
-- :mod:`~nbcore.datasets.synthetic`: seeded generators that also return the
+- :mod:`~nbkit.datasets.synthetic`: seeded generators that also return the
   true parameters (text corpora, Gaussian classes).
-- :mod:`~nbcore.datasets.corpus`: a downloading, checksum-verifying loader
+- :mod:`~nbkit.datasets.corpus`: a downloading, checksum-verifying loader
   for the SMS Spam Collection.
 
 All loaders return a :class:`sklearn.utils.Bunch` with the same field
@@ -16,7 +16,7 @@ names (``frame``, ``X``, ``y``, ``classes``, ``target_names``,
 ``query``/``X_query``).
 """
 
-from nbcore.datasets.bundled import (
+from nbkit.datasets.bundled import (
     load_breast_cancer,
     load_digits,
     load_digits_binary,
@@ -24,18 +24,18 @@ from nbcore.datasets.bundled import (
     load_iris,
     load_wine,
 )
-from nbcore.datasets.corpus import (
+from nbkit.datasets.corpus import (
     ChecksumMismatchError,
     DatasetUnavailableError,
     get_data_home,
     load_sms_spam,
 )
-from nbcore.datasets.synthetic import (
+from nbkit.datasets.synthetic import (
     make_gaussian_classes,
     make_spam_corpus,
     make_text_corpus,
 )
-from nbcore.datasets.worked import (
+from nbkit.datasets.worked import (
     car_theft,
     five_customers,
     iir_china_documents,

@@ -1,4 +1,4 @@
-"""Tests of nbcore.datasets: the worked tables, the bundled sets, the generators.
+"""Tests of nbkit.datasets: the worked tables, the bundled sets, the generators.
 
 The worked tables are checked against counts typed from the lecture notes
 (in ../shared/seeds), not against anything nbcore computes. Runtime: about 4 s.
@@ -10,8 +10,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn import datasets as sk_datasets
 
-from nbcore import datasets
-from nbcore.datasets.synthetic import HAM_WORDS, SHARED_WORDS, SPAM_WORDS
+from nbkit import datasets
+from nbkit.datasets.synthetic import HAM_WORDS, SHARED_WORDS, SPAM_WORDS
 from nbcore.text import count_vectors
 
 WORKED_TABLES = [datasets.car_theft, datasets.play_tennis]

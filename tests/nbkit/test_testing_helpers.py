@@ -1,4 +1,4 @@
-"""nbcore.testing: the helpers the notebooks' hidden tests use (under 1 s)."""
+"""nbkit.testing: the helpers the notebooks' hidden tests use (under 1 s)."""
 
 import builtins
 import functools
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import nbcore
-from nbcore import testing
-from nbcore.testing import assert_own_implementation, check_array, quiet
+from nbkit import testing
+from nbkit.testing import assert_own_implementation, check_array, quiet
 
 # ------------------------------------------------------------ check_array
 
@@ -181,4 +181,4 @@ def test_quiet_restores_the_settings():
     assert np.geterr() == before
     with pytest.warns(RuntimeWarning):
         np.log(np.array([0.0]))
-    assert "nbcore.testing" in sys.modules
+    assert "nbkit.testing" in sys.modules

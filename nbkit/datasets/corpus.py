@@ -5,7 +5,7 @@ SMS messages labelled ham or spam. It does not ship with any package, so
 :func:`load_sms_spam` downloads the UCI zip once into a cache directory,
 checks its SHA-256 against a pinned value, and reads the messages straight
 from the zip on every later call. Nothing here runs in the course's tests or
-notebooks in CI (they use :func:`nbcore.datasets.make_spam_corpus`).
+notebooks in CI (they use :func:`nbkit.datasets.make_spam_corpus`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from nbcore.text import binary_vectors, build_vocabulary, count_vectors
+from sklearn.feature_extraction.text import CountVectorizer
+
+from nbkit.text import build_vocabulary, tokenize
 
 __all__ = [
     "medical_test",
@@ -75,23 +77,30 @@ def _categorical_bunch(rows, feature_names, target_name, categories, target_name
     )
 
 
+def _vectorizer(vocabulary, binary):
+    # scikit-learn's vectoriser with the course's tokenizer: the student kit must
+    # not contain the count_vectors / binary_vectors the notebooks ask for.
+    return CountVectorizer(analyzer=tokenize, vocabulary=vocabulary, binary=binary, dtype=np.int64)
+
+
 def _text_bunch(documents, labels, target_names, query, description):
     """Tokenize a tiny corpus and attach count and presence matrices."""
     class_codes = {name: code for code, name in enumerate(target_names)}
     vocabulary = build_vocabulary(documents)
+    counts, presence = _vectorizer(vocabulary, False), _vectorizer(vocabulary, True)
     return Bunch(
         frame=pd.DataFrame({"text": documents, "label": labels}),
         documents=list(documents),
-        X=count_vectors(documents, vocabulary),
-        X_binary=binary_vectors(documents, vocabulary),
+        X=counts.transform(documents).tocsr(),
+        X_binary=presence.transform(documents).tocsr(),
         y=np.array([class_codes[label] for label in labels], dtype=np.int64),
         classes=np.arange(len(target_names)),
         target_names=np.array(target_names),
         vocabulary=vocabulary,
         feature_names=np.array(list(vocabulary)),
         query=query,
-        X_query=count_vectors([query], vocabulary),
-        X_query_binary=binary_vectors([query], vocabulary),
+        X_query=counts.transform([query]).tocsr(),
+        X_query_binary=presence.transform([query]).tocsr(),
         description=description,
     )
 
@@ -302,7 +311,7 @@ def iir_china_documents() -> Bunch:
 def seven_emails() -> Bunch:
     """Seven short e-mails labelled spam or not spam, and a new one to classify.
 
-    Tokenized with :func:`nbcore.text.tokenize`, which reproduces the
+    Tokenized with :func:`nbkit.text.tokenize`, which reproduces the
     lecture's counts exactly: 11 words in spam, 16 in not spam, 14 distinct
     words. The new e-mail is "You! Lottery! Lottery! Lottery!!".
 

@@ -13,8 +13,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from nbcore.datasets import ChecksumMismatchError, DatasetUnavailableError, load_sms_spam
-from nbcore.datasets.corpus import SMS_SPAM_SHA256, SMS_SPAM_URL, get_data_home
+from nbkit.datasets import ChecksumMismatchError, DatasetUnavailableError, load_sms_spam
+from nbkit.datasets.corpus import SMS_SPAM_SHA256, SMS_SPAM_URL, get_data_home
 
 LINES = [
     "ham\tGo until jurong point, crazy.. Available only in bugis n great world",

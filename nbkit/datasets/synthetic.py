@@ -126,7 +126,7 @@ def make_text_corpus(
     -------
     data : Bunch
         ``X`` (scipy.sparse CSR counts, int64, (n_docs, vocab_size)), ``y``,
-        ``documents`` (the words as strings; :func:`nbcore.text.tokenize`
+        ``documents`` (the words as strings; :func:`nbkit.text.tokenize`
         gives them back), ``feature_names`` (the fake words, alphabetical, so
         column ``j`` is the ``j``-th word), ``vocabulary``, ``classes``,
         ``target_names``, the TRUE ``class_prior`` (n_classes,) and

@@ -1,4 +1,4 @@
-"""Tests of nbcore.plotting under the Agg backend: objects returned, artists drawn.
+"""Tests of nbkit.plotting under the Agg backend: objects returned, artists drawn.
 
 Expected curves are written out by hand (e.g. the Beta(3, 2) density is
 12 t^2 (1 - t)). Runtime: about 3 s.
@@ -15,7 +15,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from sklearn.naive_bayes import GaussianNB  # noqa: E402
 
-from nbcore.plotting import (  # noqa: E402
+from nbcore.plotting import (  # noqa: E402  (nbkit.plotting, plus the coin posterior)
     plot_class_densities,
     plot_coin_posterior,
     plot_confusion_matrix,
