@@ -213,6 +213,10 @@ def assert_own_implementation(func):
     AssertionError
         Naming what was delegated to.
     """
+    if _getattr(func, "__nbg_remote__", False) is True and _isinstance(func, _REMOTE_TYPES):
+        # At grading time the function runs in the student's kernel, which has no
+        # nbcore; the grader's static scan reviews the source instead.
+        return
     _check_untampered()
     if not callable(func):
         raise AssertionError(f"Expected a function, got {type(func).__name__}.")
@@ -223,6 +227,17 @@ def assert_own_implementation(func):
             f"{name} uses {found}; the exercise is to compute it yourself with "
             "NumPy, not to call nbcore or sklearn.naive_bayes."
         )
+
+
+def _remote_types():
+    try:
+        from grading.judge_runtime import StudentFunction
+    except ImportError:  # the student's installation has no grader
+        return ()
+    return (StudentFunction,)
+
+
+_REMOTE_TYPES = _remote_types()
 
 
 @contextlib.contextmanager
