@@ -11,7 +11,9 @@ wall time includes starting the grader, as an instructor sees it:
   says the sandbox works here, else with ``--unsafe-no-sandbox``;
 * with the sandbox, ours with 1 worker once more without it; and one
   notebook executed alternately with and without the sandbox
-  (:func:`paired_sandbox_overhead`): the sandbox's overhead.
+  (:func:`paired_sandbox_overhead`): the sandbox's overhead; and alternately
+  with its tests in the judge and in the kernel (:func:`paired_judge_overhead`):
+  the trust boundary's cost.
 
 The submissions are the demo class's students (:mod:`grading.demo_students`)
 whose notebook runs to the end, cycled to the wanted count; each copy gets a
@@ -196,44 +198,60 @@ def kernel_start_seconds(repeats=3) -> float:
     return sorted(runs)[len(runs) // 2]
 
 
-def paired_sandbox_overhead(submission_dir: Path, repeats=6, warmup=True) -> dict:
-    """Seconds the sandbox adds to one notebook: the same submission executed by
-    nbg's executor with and without the sandbox, alternately, ``repeats`` pairs.
+def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, sandboxed=True) -> dict:
+    """One submission executed by nbg's executor with ``option`` on and off, alternately.
 
-    Isolates the sandbox (bubblewrap, the scratch set-up, the seeded matplotlib
-    cache) from everything else a grader does; the median of the paired
-    differences is robust to load that comes and goes between pairs.
+    The median of the paired differences is robust to load that comes and goes
+    between pairs. ``option`` is ``"sandboxed"`` or ``"judged"`` (tests in the
+    judge process rather than in the student's kernel).
     """
     from grading.execute import execute_notebook
     from grading.sandbox import Limits, build_matplotlib_cache
 
     notebook_path = sorted(submission_dir.glob("*.ipynb"))[0]
     notebook_json = notebook_path.read_text()
-    with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as scratch_root:
+    with tempfile.TemporaryDirectory(prefix=f"bench-{option}-") as scratch_root:
         scratch_root = Path(scratch_root)
         cache = build_matplotlib_cache(scratch_root / "matplotlib")
         times = {True: [], False: []}
         first = 0 if warmup else 1
         for index in range(first, repeats + 1):  # pair 0 warms the file cache, untimed
             order = (True, False) if index % 2 else (False, True)
-            for sandboxed in order:
-                scratch = scratch_root / f"run{index}-{sandboxed}"
+            for on in order:
+                scratch = scratch_root / f"run{index}-{on}"
                 shutil.copytree(submission_dir, scratch)
+                settings = {"sandboxed": sandboxed, "judged": True, option: on}
                 start = time.perf_counter()
                 result = execute_notebook(notebook_json, scratch, limits=Limits(cell_timeout=120),
-                                          sandboxed=sandboxed, matplotlib_cache=cache)
+                                          matplotlib_cache=cache, **settings)
                 if index:
-                    times[sandboxed].append(time.perf_counter() - start)
+                    times[on].append(time.perf_counter() - start)
                 if result.status != "ok":
-                    raise RuntimeError(f"the paired sandbox run failed: {result.status} {result.reason}")
+                    raise RuntimeError(f"the paired {option} run failed: {result.status} {result.reason}")
     differences = sorted(a - b for a, b in zip(times[True], times[False]))
     return {
         "notebook": notebook_path.name,
         "pairs": repeats,
-        "sandboxed_median_s": sorted(times[True])[repeats // 2],
-        "unsandboxed_median_s": sorted(times[False])[repeats // 2],
+        "on_median_s": sorted(times[True])[repeats // 2],
+        "off_median_s": sorted(times[False])[repeats // 2],
         "overhead_median_s": differences[repeats // 2],
     }
+
+
+def paired_sandbox_overhead(submission_dir: Path, repeats=6, warmup=True) -> dict:
+    """Seconds the sandbox adds to one notebook (paired runs with and without it)."""
+    paired = _paired_runs(submission_dir, "sandboxed", repeats, warmup)
+    return {"notebook": paired["notebook"], "pairs": repeats, "sandboxed_median_s": paired["on_median_s"],
+            "unsandboxed_median_s": paired["off_median_s"], "overhead_median_s": paired["overhead_median_s"]}
+
+
+def paired_judge_overhead(submission_dir: Path, repeats=6, warmup=True, sandboxed=True) -> dict:
+    """Seconds the judge adds to one notebook: its test cells run in the judge process
+    (the student's functions called through the bridge) against the same tests run in
+    the student's kernel, as stock nbgrader does; both sandboxed."""
+    paired = _paired_runs(submission_dir, "judged", repeats, warmup, sandboxed=sandboxed)
+    return {"notebook": paired["notebook"], "pairs": repeats, "judged_median_s": paired["on_median_s"],
+            "in_kernel_median_s": paired["off_median_s"], "overhead_median_s": paired["overhead_median_s"]}
 
 
 # ---------------------------------------------------------------- the section
@@ -321,11 +339,14 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
                                       f"stock nbgrader {reference[student]['score']}")
         echo("grading: timing kernel start-up")
         kernel = kernel_start_seconds(1 if smoke else 3)
-        paired = None
+        paired = judge = None
         if available:
             echo("grading: the sandbox's overhead on one notebook, paired runs")
             paired = paired_sandbox_overhead(base / "submitted" / students[0] / assignment,
                                              repeats=1 if smoke else 6, warmup=not smoke)
+        echo("grading: the judge's cost on one notebook, paired runs")
+        judge = paired_judge_overhead(base / "submitted" / students[0] / assignment,
+                                      repeats=1 if smoke else 6, warmup=not smoke, sandboxed=available)
     finally:
         if keep:
             echo(f"grading: kept the scratch courses in {scratch}")
@@ -355,4 +376,7 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
             (serial["wall_s"] - unsandboxed["wall_s"]) / n_submissions if unsandboxed else None
         ),
         "score_mismatches": mismatches,
+        # The trust boundary's cost: tests in the judge against tests in the kernel, paired.
+        "judge_overhead_per_notebook_s": judge["overhead_median_s"] if judge else None,
+        "judge_paired": judge,
     }

@@ -272,6 +272,15 @@ def _sandbox_overhead_text(section) -> str:
     return text
 
 
+def _judge_overhead_text(section) -> str:
+    paired = section.get("judge_paired")
+    if not paired:
+        return "not measured in this run"
+    return (f"**{_seconds(paired['overhead_median_s'])}**, the median difference of {paired['pairs']} "
+            f"alternating runs of `{paired['notebook']}` (medians {_seconds(paired['judged_median_s'])} "
+            f"judged and {_seconds(paired['in_kernel_median_s'])} in the kernel)")
+
+
 def _grading_lines(section, figures: Path, out_dir: Path) -> list:
     lines = [
         "## 2. Autograding throughput",
@@ -298,6 +307,9 @@ def _grading_lines(section, figures: Path, out_dir: Path) -> list:
         "- Sandbox overhead per notebook: " + (
             _sandbox_overhead_text(section) if sandbox is not None
             else f"not measured ({section['sandbox_reason']})") + ".",
+        "- The judge's cost per notebook (tests run in the judge process, the student's functions "
+        "called through the bridge, against the same tests run in the student's kernel as stock "
+        "nbgrader does): " + _judge_overhead_text(section) + ".",
         "- Scores: " + ("every grader gave every submission the same score as stock nbgrader."
                         if not section["score_mismatches"]
                         else f"**{len(section['score_mismatches'])} differences** from stock nbgrader, e.g. "

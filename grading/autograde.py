@@ -45,7 +45,11 @@ from pathlib import Path
 import nbformat
 
 from grading.course import Course
-from grading.execute import STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, execute_task
+from concurrent.futures.process import BrokenProcessPool
+
+from grading.execute import (
+    STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, ExecutionResult, clean_text, execute_task,
+)
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
 from grading.sandbox import Limits, build_matplotlib_cache, readable_paths, sandbox_available
@@ -61,6 +65,9 @@ STATUS_BLOCKED = "blocked"  # the sandbox or a limit stopped something (see exec
 STATUSES = (STATUS_OK, STATUS_KERNEL_DIED, STATUS_TIMEOUT, STATUS_INVALID, STATUS_MISSING, STATUS_ERROR,
             STATUS_FLAGGED, STATUS_BLOCKED)
 STATE_DIRNAME = ".nbg_state"
+JUDGE_FILES_BYTES = 50 * 2**20
+MAX_SUBMISSION_BYTES = 200 * 2**20  # a submission's folder, copied once per notebook
+GRADER_RETRIES = 1  # a notebook the grader failed on (not the student) is run once more
 
 
 @dataclasses.dataclass
@@ -144,7 +151,7 @@ def _state_path(course: Course, student: str, assignment: str) -> Path:
 def _write_atomic(path: Path, text: str):
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8", errors="replace")  # text from submissions may hold lone surrogates
     os.replace(tmp, path)
 
 
@@ -275,49 +282,162 @@ def autograde(
     grader = _Grader(course, steps, limits, sandboxed)
     total = sum(len(job.notebook_ids) for job in jobs)
     bar = ProgressBar(total, enabled=progress)
-    with tempfile.TemporaryDirectory(prefix="nbg-autograde-") as scratch_root:
+    clean_stale_folders(course)
+    with tempfile.TemporaryDirectory(prefix="nbg-") as scratch_root:
         if sandboxed and jobs:
             grader.matplotlib_cache = build_matplotlib_cache(Path(scratch_root) / "matplotlib")
-        pool = make_pool(workers) if workers > 1 else None
+        runner = _TaskRunner(workers)
         try:
-            pending = {}
             for job in jobs:
-                for notebook_id, task in grader.prepare(job, Path(scratch_root)):
-                    if task is None:
-                        continue  # missing or unreadable: already recorded
-                    future = pool.submit(execute_task, task) if pool else _Done(execute_task(task))
-                    pending[future] = (job, notebook_id)
-            for job in [j for j in jobs if j.is_complete()]:
-                summary.records.extend(grader.finish(job))
+                try:
+                    for notebook_id, task in grader.prepare(job, Path(scratch_root)):
+                        if task is not None:
+                            runner.submit((job, notebook_id), task)
+                except Exception as error:  # one broken submission never stops the others
+                    summary.records.extend(grader.fail_job(job, f"the grader could not prepare it: {_describe(error)}"))
+            for job in [j for j in jobs if j.is_complete() and not j.failed]:
+                summary.records.extend(grader.finish_safely(job))
                 bar.advance(len(job.notebook_ids))
-            for future in _as_completed(pending, pool):
-                job, notebook_id = pending[future]
-                job.results[notebook_id] = future.result()
+            for (job, notebook_id), result in runner.results():
+                if job.failed:
+                    continue
+                job.results[notebook_id] = result
                 bar.advance(1, f"{job.student}/{notebook_id}")
                 if job.is_complete():
-                    summary.records.extend(grader.finish(job))
+                    summary.records.extend(grader.finish_safely(job))
         finally:
-            if pool:
-                pool.shutdown(cancel_futures=True)
+            runner.shutdown()
             bar.close()
     summary.seconds = time.monotonic() - start
     return summary
 
 
-class _Done:
-    """A finished result shaped like a future (serial grading)."""
+def _scan(notebook, source_cells) -> ScanResult:
+    """The answer scan; an answer too deeply nested to parse is itself a finding to review."""
+    try:
+        return scan_notebook(notebook, source_cells)
+    except (RecursionError, MemoryError, ValueError) as error:
+        result = ScanResult()
+        result.flagged_tests = {"(all)": f"the answers could not be scanned ({type(error).__name__})"}
+        return result
 
-    def __init__(self, value):
-        self._value = value
 
-    def result(self):
-        return self._value
+def _describe(error: BaseException) -> str:
+    return clean_text(f"{type(error).__name__}: {error}")[:2000]
 
 
-def _as_completed(pending, pool):
-    if pool is None:
-        return list(pending)
-    return concurrent.futures.as_completed(pending)
+class _TaskRunner:
+    """Runs execution tasks on a process pool (or inline with one worker).
+
+    A task that fails because of the grader (a lost worker, an executor error)
+    is run once more (:data:`GRADER_RETRIES`); a pool that broke because a
+    worker died is replaced, and the tasks it held are submitted again.
+    """
+
+    def __init__(self, workers):
+        self.workers = workers
+        self.pool = make_pool(workers) if workers > 1 else None
+        self.pending = {}  # future -> key
+        self.tasks = {}  # key -> task
+        self.attempts = {}
+        self.inline = []  # (key, result) computed inline
+
+    def submit(self, key, task):
+        self.tasks[key] = task
+        self.attempts.setdefault(key, 0)
+        if self.pool is None:
+            self.inline.append(key)
+        else:
+            self.pending[self.pool.submit(execute_task, task)] = key
+
+    def _run_inline(self, key):
+        try:
+            return execute_task(self.tasks[key])
+        except Exception as error:
+            return ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0)
+
+    def results(self):
+        """Yield (key, ExecutionResult) as tasks finish, retries included."""
+        while self.inline:
+            key = self.inline.pop(0)
+            result = self._run_inline(key)
+            if result.status == STATUS_ERROR and self.attempts[key] < GRADER_RETRIES:
+                self.attempts[key] += 1
+                self.inline.append(key)
+                continue
+            yield key, result
+        while self.pending:
+            done, _ = concurrent.futures.wait(self.pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            broken, retry = False, []
+            for future in done:
+                key = self.pending.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool as error:
+                    broken = True
+                    result = ExecutionResult("", STATUS_ERROR, f"its grading worker was lost ({error})", 0.0)
+                except Exception as error:
+                    result = ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0)
+                if result.status == STATUS_ERROR and self.attempts[key] < GRADER_RETRIES:
+                    self.attempts[key] += 1
+                    retry.append(key)
+                    continue
+                yield key, result
+            if broken:  # every task still in the dead pool must run again
+                retry += list(self.pending.values())
+                self.pending.clear()
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = make_pool(self.workers)
+            for key in retry:
+                self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+
+    def shutdown(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def clean_stale_folders(course):
+    """Remove staging folders left by a grader that was killed (their process is gone)."""
+    root = course.root / "autograded"
+    for staging in root.glob("*/*/.*.staging-*") if root.is_dir() else []:
+        pid = staging.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(staging, ignore_errors=True)
+    for old in root.glob("*/*/.*.old-*") if root.is_dir() else []:
+        pid = old.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    scratch_parent = Path(tempfile.gettempdir())
+    for scratch in scratch_parent.glob("nbg-*"):  # scratch roots of killed graders (owner pid unknown)
+        try:
+            if scratch.is_dir() and time.time() - scratch.stat().st_mtime > 24 * 3600:
+                shutil.rmtree(scratch, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _exit_with_parent():
+    """Pool worker initializer: die when the grading process dies (Linux), not linger."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+        if os.getppid() == 1:  # the parent already died while this worker started
+            os._exit(1)
 
 
 def make_pool(workers):
@@ -330,10 +450,11 @@ def make_pool(workers):
     """
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                                  initializer=_exit_with_parent)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)  # hashed by identity: a key of the task runner
 class _SubmissionJob:
     student: str
     assignment: str
@@ -346,6 +467,8 @@ class _SubmissionJob:
     notes: dict = dataclasses.field(default_factory=dict)  # notebook id -> ScanResult, [removed files]
     results: dict = dataclasses.field(default_factory=dict)  # notebook id -> ExecutionResult
     waiting: set = dataclasses.field(default_factory=set)
+    failed: bool = False  # the grader failed on it as a whole: nothing recorded, graded next run
+    grader_failed: bool = False  # the grader failed on one of its notebooks: graded again next run
 
     def is_complete(self) -> bool:
         return self.waiting.issubset(self.results)
@@ -359,6 +482,7 @@ class _Grader:
         self.permissions = int(str(steps.converter.permissions), 8)
         self.matplotlib_cache = None
         self._sources = {}
+        self._data_files = {}
 
     def prepare(self, job: _SubmissionJob, scratch_root: Path):
         """Yield (notebook id, execution task or None) for one submission."""
@@ -366,6 +490,10 @@ class _Grader:
         job.staging = final.with_name(f".{final.name}.staging-{os.getpid()}")
         if job.staging.exists():
             shutil.rmtree(job.staging)
+        size = sum(p.stat().st_size for p in job.submitted.rglob("*") if p.is_file() and not p.is_symlink())
+        if size > MAX_SUBMISSION_BYTES:
+            raise ValueError(f"the submission holds {size} bytes of files, more than the "
+                             f"{MAX_SUBMISSION_BYTES} the grader copies for each notebook")
         job.info = self.steps.init_submission(job.student, job.assignment, job.submitted, job.staging)
         linked = symlinked_folder(self.course, job.student, job.assignment)
         links = sorted(str(p.relative_to(job.submitted)) for p in job.submitted.rglob("*") if p.is_symlink())
@@ -380,6 +508,10 @@ class _Grader:
                 continue
             try:
                 raw = read_notebook(path)
+                not_text = [i for i, c in enumerate(raw.get("cells", [])) if not isinstance(c.get("source", ""), (str, list))
+                            or isinstance(c.get("source"), list) and not all(isinstance(x, str) for x in c["source"])]
+                if not_text:
+                    raise ValueError(f"cell {not_text[0]}'s source is not text: not a readable notebook")
                 notebook = self.steps.sanitize(nbformat.from_dict(copy.deepcopy(raw)), job.student,
                                                job.assignment, notebook_id)
             except Exception as error:
@@ -388,7 +520,8 @@ class _Grader:
                 yield notebook_id, None
                 continue
             source_cells = self._source_cells(job.assignment, notebook_id)
-            scratch = Path(tempfile.mkdtemp(prefix=f"{job.student}-{notebook_id}-", dir=scratch_root))
+            # Short and free of the student's id: the kernel's sockets live in it (107-byte limit).
+            scratch = Path(tempfile.mkdtemp(prefix="s", dir=scratch_root))
             shutil.copytree(job.staging, scratch, dirs_exist_ok=True)
             removed = shadowing_files(scratch)
             for name in removed:  # e.g. a numpy.py that would replace numpy for the tests
@@ -396,9 +529,12 @@ class _Grader:
                 shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
             ignored = [f"ignored the symbolic link(s) {', '.join(links)} in the submission"] if links else []
             if removed:
-                ignored.append(f"removed {', '.join(removed)} from the submission: a file with the name "
-                               "of a module the tests import would have replaced it")
-            job.notes[notebook_id] = (scan_notebook(notebook, source_cells), ignored,
+                ignored.append(f"removed {', '.join(removed)} from the submission: a module name the "
+                               "tests import, or kernel settings that would run before the notebook")
+            for cell in notebook.cells:  # hostile Unicode (lone surrogates) cannot travel to a kernel
+                if isinstance(cell.get("source"), str):
+                    cell.source = clean_text(cell.source)
+            job.notes[notebook_id] = (_scan(notebook, source_cells), ignored,
                                       deleted_cells(notebook, source_cells), edited_tests(raw, source_cells))
             job.waiting.add(notebook_id)
             yield notebook_id, {
@@ -408,7 +544,24 @@ class _Grader:
                 "limits": self.limits,
                 "sandboxed": self.sandboxed,
                 "matplotlib_cache": self.matplotlib_cache,
+                "judge_files": self._assignment_files(job.assignment),
             }
+
+    def _assignment_files(self, assignment) -> dict:
+        """The assignment's own data files (from source/, never a submission), for the judge."""
+        if assignment not in self._data_files:
+            folder = self.course.root / "source" / assignment
+            files, total = {}, 0
+            for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+                if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb" \
+                        and ".ipynb_checkpoints" not in path.parts:
+                    total += path.stat().st_size
+                    if total > JUDGE_FILES_BYTES:
+                        raise ValueError(f"source/{assignment} holds more than {JUDGE_FILES_BYTES} bytes of data "
+                                         "files; the judge gets a copy of them for every notebook")
+                    files[str(path.relative_to(folder))] = path.read_bytes()
+            self._data_files[assignment] = files
+        return self._data_files[assignment]
 
     def _source_cells(self, assignment, notebook_id) -> list:
         """The gradebook's source cells of a notebook (what the scan trusts), cached."""
@@ -426,8 +579,32 @@ class _Grader:
                 ]
         return self._sources[key]
 
+    def fail_job(self, job: _SubmissionJob, reason: str) -> list:
+        """Records for a submission the grader failed on as a whole: ungraded, graded next run."""
+        job.failed = True
+        if job.staging is not None:
+            shutil.rmtree(job.staging, ignore_errors=True)
+        records = [GradingRecord(student=job.student, assignment=job.assignment, notebook=notebook_id,
+                                 status=STATUS_ERROR, reason=f"{reason}; not graded, the next run tries again",
+                                 sandboxed=self.sandboxed, graded_at=_now())
+                   for notebook_id in job.notebook_ids]
+        self._log(records)
+        return records
+
+    def finish_safely(self, job: _SubmissionJob) -> list:
+        """:meth:`finish`, with any failure of the grader turned into that submission's error records."""
+        try:
+            return self.finish(job)
+        except Exception as error:
+            return self.fail_job(job, f"the grader could not record it: {_describe(error)}")
+
     def finish(self, job: _SubmissionJob) -> list:
-        """Post-process executed notebooks, write the outputs and the gradebook, mark done."""
+        """Post-process executed notebooks, write the outputs and the gradebook, mark done.
+
+        A notebook the grader could not run is not graded (its gradebook rows are left
+        alone, and the submission's state is not saved, so the next run grades it); a
+        notebook whose scores could not be recorded gets 0 (never unchecked points).
+        """
         records = []
         for notebook_id in job.notebook_ids:
             if notebook_id in job.records:
@@ -435,36 +612,49 @@ class _Grader:
                 continue
             result = job.results[notebook_id]
             if result.status == STATUS_ERROR:
-                # Unexecuted test cells have no outputs, which nbgrader would score as passed.
-                self.steps.zero_notebook(job.student, job.assignment, notebook_id)
-                records.append(self._record(job, notebook_id, STATUS_ERROR,
-                                            f"the grader could not run it: {result.reason}", result.seconds))
+                job.grader_failed = True
+                records.append(dataclasses.replace(
+                    self._record(job, notebook_id, STATUS_ERROR,
+                                 f"the grader could not run it ({result.reason}); not graded, "
+                                 "the next run tries again", result.seconds), score=None))
                 continue
-            notebook = nbformat.reads(result.notebook_json, as_version=4)
             try:
+                notebook = nbformat.reads(result.notebook_json, as_version=4)
                 notebook = self.steps.post_process(notebook, job.student, job.assignment, notebook_id)
             except Exception as error:
+                job.grader_failed = True
+                try:  # fail closed: whatever nbgrader had written of it is replaced by 0
+                    self.steps.zero_notebook(job.student, job.assignment, notebook_id)
+                except Exception:
+                    pass
                 records.append(self._record(job, notebook_id, STATUS_ERROR,
-                                            f"nbgrader could not score it: {type(error).__name__}: {error}",
-                                            result.seconds))
+                                            f"nbgrader could not score it ({_describe(error)}); it counts 0 "
+                                            "until the next run grades it again", result.seconds))
                 continue
             _write_atomic(job.staging / f"{notebook_id}.ipynb", nbformat.writes(notebook))
             status, reason = self._apply_notes(job, notebook_id, result)
             records.append(self._record(job, notebook_id, status, reason, result.seconds))
         _set_read_only(job.staging, self.permissions)
         _swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
-        state = {"hash": job.content_hash, "graded_at": _now(),
-                 "statuses": {r.notebook: r.status for r in records}}
-        _write_atomic(_state_path(self.course, job.student, job.assignment), json.dumps(state, indent=1))
+        state_path = _state_path(self.course, job.student, job.assignment)
+        if job.grader_failed:
+            state_path.unlink(missing_ok=True)  # graded again by the next run
+        else:
+            state = {"hash": job.content_hash, "graded_at": _now(),
+                     "statuses": {r.notebook: r.status for r in records}}
+            _write_atomic(state_path, json.dumps(state, indent=1))
+        self._log(records)
+        return records
+
+    def _log(self, records):
         with open(self.course.grading_log_path, "a") as log:
             for record in records:
                 log.write(record.to_json() + "\n")
-        return records
 
     def _apply_notes(self, job, notebook_id, result):
         """Zero the distrusted and deleted test cells; the record's status and reason."""
         scan, ignored, deleted, edited = job.notes.get(notebook_id, (ScanResult(), [], {}, []))
-        zero = {**scan.zeroed, **{grade_id: "deleted" for grade_id in deleted.get("tests", [])}}
+        zero = {grade_id: "deleted" for grade_id in deleted.get("tests", [])}  # the scan only flags
         if zero:
             with self.course.gradebook() as gradebook:
                 submission = gradebook.find_submission_notebook(notebook_id, job.assignment, job.student)

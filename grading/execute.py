@@ -37,6 +37,8 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
+from grading.judge import JudgeProtocolError
+from grading.judging import CallFailed, JudgeProcess, KernelBridge
 from grading.sandbox import Limits, make_kernel_manager
 
 STATUS_OK = "ok"
@@ -63,6 +65,16 @@ class OutputLimitExceeded(Exception):
     """The notebook produced more output than the grader accepts."""
 
 
+class GraderFailure(Exception):
+    """The grader itself could not judge the notebook (never a grade: it is retried)."""
+
+
+def is_test_cell(cell) -> bool:
+    """A grade cell that is not an answer: its code is the tests, run by the judge."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
 def _output_size(msg) -> int:
     content = msg.get("content", {})
     if msg.get("msg_type") == "stream":
@@ -85,9 +97,14 @@ def _error_output(ename, evalue):
 class GradingExecutor(Execute):
     """nbgrader's ``Execute``, cell by cell, surviving kernel death and output floods."""
 
-    def __init__(self, *args, max_output_bytes=20_000_000, **kwargs):
+    def __init__(self, *args, max_output_bytes=20_000_000, judge=None, notebook_timeout=None,
+                 max_code_cells=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.max_output_bytes = max_output_bytes
+        self.judge = judge  # a JudgeProcess: test cells run there, never in the kernel
+        self.notebook_timeout = notebook_timeout
+        self.max_code_cells = max_code_cells
+        self.bridge = None
         self._output_bytes = 0
         self._output_limit_hit = False
         self._message_error = ""
@@ -146,7 +163,30 @@ class GradingExecutor(Execute):
         with self.setup_kernel(cleanup_kc=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             info_msg = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            if self.judge is not None:
+                self.bridge = KernelBridge(self, call_timeout=self.timeout or 30)
+                try:
+                    self.bridge.setup()
+                except CallFailed as error:  # the kernel does not run code: nothing can be graded
+                    reason = (f"the kernel did not run the grader's set-up code before the first cell ({error})")
+                    if self.nb.cells:
+                        self.nb.cells[0].outputs = [_error_output("KernelDied", reason)]
+                        self._mark_not_executed(0, reason)
+                    return self.nb, self.resources, STATUS_KERNEL_DIED, reason, 0
+            started, code_cells = time.monotonic(), 0
             for index, cell in enumerate(self.nb.cells):
+                if cell.cell_type == "code":
+                    code_cells += 1
+                    stop = self._over_budget(started, code_cells)
+                    if stop:
+                        cell.outputs = [_error_output("NotExecuted", f"not run because {stop}")]
+                        self._mark_not_executed(index, stop)
+                        return self.nb, self.resources, STATUS_TIMEOUT, stop, index
+                if self.judge is not None and is_test_cell(cell):
+                    died = self._judge_cell(cell, index)
+                    if died:
+                        return died
+                    continue
                 try:
                     self.preprocess_cell(cell, resources, index)
                 except CellTimeoutError:
@@ -177,6 +217,45 @@ class GradingExecutor(Execute):
                     failed = index
         self.set_widgets_metadata()
         return self.nb, self.resources, status, reason, failed
+
+    def _over_budget(self, started, code_cells) -> str:
+        """Why the notebook must stop before its next code cell, or ''."""
+        if self.max_code_cells is not None and code_cells > self.max_code_cells:
+            return f"the notebook has more than {self.max_code_cells} code cells"
+        if self.notebook_timeout is not None and time.monotonic() - started > self.notebook_timeout:
+            return f"the notebook ran longer than {self.notebook_timeout:g} s in total"
+        return ""
+
+    def _judge_cell(self, cell, index):
+        """Run a test cell in the judge; its outputs are the judge's verdict.
+
+        Returns the ``preprocess`` result when the kernel died meanwhile, else None.
+        Raises GraderFailure when the judge itself fails.
+        """
+        label = _cell_label(cell, index)
+        try:
+            self.judge.wait_ready()  # its start-up (imports) is not the student's time
+            self.bridge.deadline = time.monotonic() + (self.timeout or 30)
+            verdict = self.judge.run_cell(cell.source, label, self.bridge, timeout=(self.timeout or 30) + 30)
+        except (JudgeProtocolError, OSError, ValueError) as error:
+            raise GraderFailure(f"the judge failed on {label}: {error}") from None
+        finally:
+            self.bridge.deadline = None
+        self.code_cells_executed += 1
+        cell.execution_count = self.code_cells_executed
+        outputs = []
+        if verdict.get("stdout"):
+            outputs.append(nbformat.v4.new_output("stream", name="stdout", text=clean_text(verdict["stdout"])))
+        if not verdict.get("passed"):
+            ename, evalue = clean_text(str(verdict.get("ename") or "Error")), clean_text(str(verdict.get("evalue", "")))
+            outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]))
+        cell.outputs = outputs
+        if self.bridge.broken and not self._kernel_alive():
+            reason = f"{self.bridge.broken} while {label} called the notebook's functions"
+            self._mark_not_executed(index, reason)
+            status = STATUS_TIMEOUT if "longer than" in self.bridge.broken else STATUS_KERNEL_DIED
+            return self.nb, self.resources, status, reason, index
+        return None
 
     def _after_death(self, cell, index):
         """Record why the kernel died in ``cell``; the preprocess() return value."""
@@ -224,6 +303,11 @@ class GradingExecutor(Execute):
                 cell.execution_count = None
 
 
+def clean_text(text: str) -> str:
+    """Text from a kernel or a submission, safe to store: no lone surrogates, no NULs."""
+    return str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+
+
 def _timed_out(cell) -> bool:
     return any(
         output.get("output_type") == "error" and output.get("ename") == TIMEOUT_ENAME
@@ -242,6 +326,8 @@ def _incident(ename: str, evalue: str, limits: Limits) -> str | None:
         return f"could not start more processes{allowed}"
     if ename == "SystemExit":
         return "tried to stop the notebook (sys.exit or exit); the cells after it still ran"
+    if "No space left on device" in text or "Disk quota exceeded" in text:
+        return "filled the space it may write (the sandbox's /tmp and /dev/shm are capped; blocked)"
     if "Read-only file system" in text or ename == "PermissionError":
         return "tried to change a file outside its own folder (blocked)"
     if "unable to open database file" in text:
@@ -290,8 +376,10 @@ def execute_notebook(
     limits: Limits = Limits(),
     sandboxed: bool = False,
     matplotlib_cache=None,
+    judged: bool = True,
+    judge_files=None,
 ) -> ExecutionResult:
-    """Execute a sanitized notebook in a fresh kernel whose cwd is ``scratch_dir``.
+    """Execute a sanitized notebook: its cells in a fresh kernel, its tests in the judge.
 
     Parameters
     ----------
@@ -305,21 +393,31 @@ def execute_notebook(
         ``cell_timeout`` overrides ``Execute.timeout`` from the config when set.
     sandboxed, matplotlib_cache
         Passed to :func:`grading.sandbox.make_kernel_manager`.
+    judged : bool
+        Run the test cells in a judge process (:mod:`grading.judge`) instead of
+        the kernel. False runs everything in the kernel, as stock nbgrader does.
+    judge_files : dict of str to bytes, optional
+        The assignment's data files for the judge's folder (tests that read them).
 
     Returns
     -------
     ExecutionResult
-        Never raises for problems of the student's code; an unexpected failure
-        of the executor itself is reported with status ``"error"``.
+        Never raises for problems of the student's code; a failure of the
+        grader itself (the judge, the executor) is reported with status
+        ``"error"``, which is never recorded as a grade.
     """
     start = time.monotonic()
     notebook = nbformat.reads(notebook_json, as_version=4)
+    judge = None
     try:
         config = copy.deepcopy(config) if config is not None else Config()
         if limits.cell_timeout is not None:
             # Through the config: nbclient re-reads it when execution starts.
             config.Execute.timeout = int(max(1, round(limits.cell_timeout)))
-        executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes)
+        if judged:  # started first: its imports overlap the kernel's start
+            judge = JudgeProcess(sandboxed=sandboxed, limits=limits, files=judge_files)
+        executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes, judge=judge,
+                                   notebook_timeout=limits.notebook_timeout, max_code_cells=limits.max_code_cells)
         kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
         km = make_kernel_manager(scratch_dir, limits=limits, sandboxed=sandboxed, kernel_name=kernel_name,
                                  matplotlib_cache=matplotlib_cache)
@@ -332,10 +430,13 @@ def execute_notebook(
             _shutdown(km)
     except Exception as error:  # the grader's own failure: report it, do not crash the pool
         return ExecutionResult(
-            nbformat.writes(notebook), STATUS_ERROR, f"{type(error).__name__}: {error}",
+            nbformat.writes(notebook), STATUS_ERROR, clean_text(f"{type(error).__name__}: {error}"),
             time.monotonic() - start,
         )
-    return ExecutionResult(nbformat.writes(notebook), status, reason, time.monotonic() - start, failed,
+    finally:
+        if judge is not None:
+            judge.close()
+    return ExecutionResult(nbformat.writes(notebook), status, clean_text(reason), time.monotonic() - start, failed,
                            incidents(notebook, limits))
 
 

@@ -75,6 +75,13 @@ class Limits:
         CPU time of the whole kernel (sandbox only); past it the kernel is killed.
     file_bytes : int or None
         Largest file the kernel may write (sandbox only).
+    notebook_timeout : float or None
+        Seconds the whole notebook may run (its cells and its tests).
+    max_code_cells : int or None
+        Code cells of one notebook that are run; a notebook with more stops there.
+    tmpfs_bytes : int or None
+        Size of the sandbox's ``/tmp`` and ``/dev/shm`` each (memory the
+        address-space limit does not count).
     """
 
     cell_timeout: float | None = 30
@@ -83,6 +90,9 @@ class Limits:
     max_processes: int | None = 64
     cpu_seconds: int | None = 600
     file_bytes: int | None = 100_000_000
+    notebook_timeout: float | None = 900
+    max_code_cells: int | None = 500
+    tmpfs_bytes: int | None = 256 * 2**20
 
     def __post_init__(self):
         if self.cell_timeout is not None and self.cell_timeout <= 0:
@@ -91,7 +101,8 @@ class Limits:
             )
         if self.max_output_bytes <= 0:
             raise ValueError(f"max_output_bytes must be positive, got {self.max_output_bytes}")
-        for name in ("memory_bytes", "max_processes", "cpu_seconds", "file_bytes"):
+        for name in ("memory_bytes", "max_processes", "cpu_seconds", "file_bytes", "notebook_timeout",
+                     "max_code_cells", "tmpfs_bytes"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive or None (no limit), got {value}")
@@ -113,7 +124,13 @@ def _package_dir(name) -> Path | None:
     return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
-def readable_paths(kernel_cmd=()) -> list[Path]:
+# The packages a student's kernel can read: the student kit, never the reference (nbcore).
+KERNEL_PACKAGES = ("nbkit",)
+# What a student's kernel must never read, even when installed inside the environment.
+REFERENCE_PACKAGES = ("nbcore", "grading")
+
+
+def readable_paths(kernel_cmd=(), packages=KERNEL_PACKAGES) -> list[Path]:
     """The host folders bound read-only into the sandbox (besides ``/usr`` and ``/etc`` files).
 
     The Python installation, the virtual environment, ``nbcore`` (an
@@ -121,7 +138,7 @@ def readable_paths(kernel_cmd=()) -> list[Path]:
     of the kernel's own interpreter if it is somewhere else.
     """
     paths = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()]
-    for package in ("nbkit", "nbcore"):
+    for package in packages:
         package_dir = _package_dir(package)
         if package_dir is not None:
             paths.append(package_dir)
@@ -184,7 +201,8 @@ def _dirs_for(path: Path, mounted: set, created: set) -> list[str]:
     return args
 
 
-def bwrap_command(kernel_cmd, scratch_dir, limits: Limits, *, uid=None, bwrap="bwrap") -> list[str]:
+def bwrap_command(kernel_cmd, scratch_dir, limits: Limits, *, uid=None, bwrap="bwrap",
+                  packages=KERNEL_PACKAGES) -> list[str]:
     """The full command that runs ``kernel_cmd`` inside the sandbox.
 
     Parameters
@@ -199,6 +217,9 @@ def bwrap_command(kernel_cmd, scratch_dir, limits: Limits, *, uid=None, bwrap="b
         grader's own uid when it is not root, :func:`sandbox_uid` when it is.
     bwrap : str
         The bubblewrap executable.
+    packages : tuple of str
+        Python packages installed outside the environment (editable installs)
+        to bind read-only: the student kit for kernels; the judge adds nbcore.
 
     Returns
     -------
@@ -216,7 +237,10 @@ def bwrap_command(kernel_cmd, scratch_dir, limits: Limits, *, uid=None, bwrap="b
                 "--inh-caps=-all", "--bounding-set=-all"]
     else:
         namespaces, drop = ["--unshare-all"], []
-    command = [bwrap, *namespaces, "--die-with-parent", "--new-session", "--clearenv",
+    # `env -i`: bubblewrap itself starts with an empty environment, or the sandbox's
+    # PID 1 (a copy of bwrap) would show the grader's in /proc/1/environ.
+    bwrap = shutil.which(bwrap) or bwrap
+    command = ["/usr/bin/env", "-i", bwrap, *namespaces, "--die-with-parent", "--new-session", "--clearenv",
                "--ro-bind", "/usr", "/usr"]
     for name in ("lib", "lib64", "lib32", "bin", "sbin"):
         host = Path("/") / name
@@ -228,13 +252,20 @@ def bwrap_command(kernel_cmd, scratch_dir, limits: Limits, *, uid=None, bwrap="b
     for etc_path in ETC_FILES:
         command += ["--ro-bind-try", etc_path, etc_path]
     # World-writable like on a normal system: the kernel runs as another uid than bwrap.
-    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm",
-                "--perms", "1777", "--tmpfs", "/tmp"]
+    size = ["--size", str(limits.tmpfs_bytes)] if limits.tmpfs_bytes else []
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/dev/shm",
+                "--perms", "1777", *size, "--tmpfs", "/tmp"]
     mounted = {Path("/usr")}  # read-only binds: nothing can be created inside them
     created = {Path("/etc"), Path("/proc"), Path("/dev"), Path("/tmp")}  # exist already; inside /tmp is fine
-    for path in readable_paths(kernel_cmd):
+    for path in readable_paths(kernel_cmd, packages):
         command += _dirs_for(path, mounted, created) + ["--ro-bind", str(path), str(path)]
         mounted.add(path)
+    for package in REFERENCE_PACKAGES:
+        # A regular (non-editable) install puts the reference inside the environment
+        # bound above: cover it with an empty folder unless this sandbox may read it.
+        package_dir = None if package in packages else _package_dir(package)
+        if package_dir is not None and any(m == package_dir or m in package_dir.parents for m in mounted):
+            command += ["--tmpfs", str(package_dir)]
     command += _dirs_for(scratch, mounted, created) + ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
     environment = {
         "HOME": str(scratch),
@@ -296,10 +327,11 @@ def _probe(executable) -> tuple[bool, str]:
         uid = sandbox_uid() if _running_as_root() else None
         if uid is not None:
             os.chown(scratch, uid, uid)
-        # Finds nbcore without importing it (an import would take seconds): the
-        # interpreter starts and the packages the hidden tests import are mounted.
+        # Finds the kit without importing it (an import would take seconds): the
+        # interpreter starts, the student kit is mounted and the reference is not.
         check = ("import importlib.util, sys; "
-                 "sys.exit(0 if importlib.util.find_spec('nbcore') else 'nbcore is not visible in the sandbox')")
+                 "sys.exit('nbkit is not visible in the sandbox' if not importlib.util.find_spec('nbkit') else "
+                 "'nbcore is visible in the sandbox' if importlib.util.find_spec('nbcore') else 0)")
         command = bwrap_command([sys.executable, "-c", check], scratch, Limits(), uid=uid, bwrap=executable)
         try:
             run = subprocess.run(command, capture_output=True, text=True, timeout=60)

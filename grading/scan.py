@@ -21,14 +21,13 @@ cells the student added; the instructor's cells (restored from the gradebook
 before grading) are not. Merely using numpy, or importing a module under a
 common alias, is never a finding: only the patterns above are.
 
-Consequences, applied by :mod:`grading.autograde` after nbgrader has scored
-the notebook: the test cells of a delegating (or always-equal) answer score
-0 -- the tests that name the answer, or an answer that calls it; a
-monkeypatch makes every test cell after the patching cell score 0, since
-they ran in a patched environment. The reason goes to the feedback and the
-report. A static scan can be evaded (``exec`` of a computed string); the
-tests' own runtime checks (:func:`nbcore.testing.assert_own_implementation`,
-``check_array``'s tamper check) are the second line.
+Consequences: none for the score. The tests run in the judge, outside the
+student's kernel (:mod:`grading.judge`), so a monkeypatch or an always-equal
+object cannot change a verdict, and nbcore is not there to delegate to; the
+scan is a second signal that flags the notebook for review (status
+``flagged``) and names the findings and the test cells they concern in the
+feedback and the report. Names are resolved by scope: a function's own
+``reference`` variable is not the tests' ``reference`` module.
 """
 
 from __future__ import annotations
@@ -55,22 +54,23 @@ class Finding:
 
 @dataclasses.dataclass
 class ScanResult:
-    """The findings of one notebook and the test cells that must score 0."""
+    """The findings of one notebook and the test cells they concern (flagged for review)."""
 
     findings: list = dataclasses.field(default_factory=list)
-    zeroed: dict = dataclasses.field(default_factory=dict)  # test grade_id -> why
+    flagged_tests: dict = dataclasses.field(default_factory=dict)  # test grade_id -> why
 
     @property
     def flagged(self) -> bool:
-        return bool(self.zeroed)
+        return bool(self.flagged_tests)
 
     def reason(self) -> str:
-        """One sentence per finding, then the cells that get no points."""
-        if not self.zeroed:
+        """One sentence per finding, then the test cells to review."""
+        if not self.flagged_tests:
             return ""
-        reasons = list(dict.fromkeys(self.zeroed.values()))  # unique, in order
-        cells = ", ".join(sorted(self.zeroed))
-        return "the answer scan found: " + "; ".join(reasons) + f"; so these test cells get no points: {cells}"
+        reasons = list(dict.fromkeys(self.flagged_tests.values()))  # unique, in order
+        cells = ", ".join(sorted(self.flagged_tests))
+        return ("flagged for review: the answer scan found " + "; ".join(reasons)
+                + f" (test cells concerned: {cells}; their scores are the judge's, unchanged)")
 
 
 def _nbgrader(cell) -> dict:
@@ -256,12 +256,40 @@ def _names_used(node) -> set:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _local_names(node) -> set:
+    """Names a function binds itself (parameters, assignments), minus its ``global`` ones:
+    a local ``reference`` is not the tests' ``reference`` module."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return set()
+    arguments = node.args
+    local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    local |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    declared_global = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            local.add(sub.id)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            declared_global.update(sub.names)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)) and sub is not node:
+            local.update((a.asname or a.name).split(".")[0] for a in sub.names)
+    return local - declared_global
+
+
+def _root_name(node):
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _uses_forbidden(node, aliases) -> str | None:
+    local = _local_names(node)
     for sub in ast.walk(node):
         for module in _imported_modules(sub):
             if _is_under(module, FORBIDDEN_MODULES):
                 return module
         if isinstance(sub, (ast.Name, ast.Attribute)):
+            if _root_name(sub) in local:
+                continue
             resolved = aliases.resolve(sub)
             if resolved and _is_under(resolved, FORBIDDEN_MODULES):
                 return resolved
@@ -354,7 +382,7 @@ def scan_notebook(notebook, source_cells=()) -> ScanResult:
         result.findings += [Finding(index, label, "always_equal", f"class {name} compares equal to anything", (name,))
                             for name in _always_equal_classes(tree)]
     result.findings += _delegating_answers(result.findings, definitions, aliases)
-    _zero_tests(result, test_cells)
+    _flag_tests(result, test_cells)
     return result
 
 
@@ -380,7 +408,7 @@ def _delegating_answers(findings, definitions, aliases) -> list:
     return new
 
 
-def _zero_tests(result, test_cells):
+def _flag_tests(result, test_cells):
     """Test cells that cannot be trusted, with the finding that explains why."""
     for index, grade_id, used in test_cells:
         for finding in result.findings:
@@ -391,6 +419,6 @@ def _zero_tests(result, test_cells):
             else:
                 applies = bool(used & set(finding.names))
             if applies:
-                result.zeroed[grade_id] = f"{finding.cell_label}: {finding.detail}"
+                result.flagged_tests[grade_id] = f"{finding.cell_label}: {finding.detail}"
                 break
 

@@ -75,6 +75,11 @@ def _module_exists(name: str) -> bool:
         return False
 
 
+# The sandboxed kernel's IPYTHONDIR and MPLCONFIGDIR live in its scratch folder: a submitted
+# .ipython/profile_default/startup/*.py would run before the first cell.
+KERNEL_CONFIG_DIRS = (".ipython", ".config", ".jupyter", ".local")
+
+
 def shadowing_files(folder) -> list[str]:
     """Files and packages at the top of ``folder`` that would replace an installed module.
 
@@ -95,6 +100,9 @@ def shadowing_files(folder) -> list[str]:
     found = []
     for entry in sorted(Path(folder).iterdir()):
         name = entry.name
+        if name in KERNEL_CONFIG_DIRS:  # startup files and settings the kernel would load
+            found.append(name)
+            continue
         if entry.is_dir() and not entry.is_symlink():
             module = name if (entry / "__init__.py").exists() else None
         elif name.endswith((".py", ".pyc", ".pth")):

@@ -19,7 +19,8 @@ infinite_loop      ``mean``'s cell never ends: add's 3 points kept        3
 edits_test_cell    ``add`` wrong and its visible test replaced by pass;   3
                    the grader restores the test, so add scores 0
 syntax_error       ``add``'s cell does not parse                          3
-stderr_output      ``mean`` prints to stderr: nbgrader gives its tests 0  3
+stderr_output      ``mean`` prints to stderr while the tests call it: the  6
+                   judge discards it (stock nbgrader would give 0)
 =================  =====================================================  =====
 """
 
@@ -53,7 +54,7 @@ EXPECTED_SCORES = {
     "infinite_loop": 3.0,
     "edits_test_cell": 3.0,
     "syntax_error": 3.0,
-    "stderr_output": 3.0,
+    "stderr_output": 6.0,
 }
 SUBMISSION_KINDS = tuple(EXPECTED_SCORES)
 
@@ -68,7 +69,7 @@ EXPECTED_CELL_SCORES = {
     "infinite_loop": (1.0, 2.0, 0.0, 0.0),
     "edits_test_cell": (0.0, 0.0, 1.0, 2.0),
     "syntax_error": (0.0, 0.0, 1.0, 2.0),
-    "stderr_output": (1.0, 2.0, 0.0, 0.0),
+    "stderr_output": (1.0, 2.0, 1.0, 2.0),
 }
 
 # Strings that appear only inside the hidden tests: feedback must never show them.

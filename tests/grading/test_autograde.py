@@ -127,14 +127,17 @@ def test_grading_log_has_one_line_per_notebook(graded):
 
 @pytest.mark.slow
 def test_parallel_gradebook_equals_stock_serial_nbgrader(graded, fresh_class, tmp_path):
-    """Stock nbgrader, one submission after another, is the oracle (it cannot
-    grade the kernel_dies kind: it drops that submission)."""
+    """Stock nbgrader, one submission after another, is the oracle for honest
+    submissions. Two kinds differ on purpose: stock nbgrader drops kernel_dies
+    (nbg keeps the cells before the crash), and gives 0 to tests whose call of
+    stderr_output's correct mean writes to stderr (nbg's judge discards what a
+    student's function prints while it is tested)."""
     source, students = fresh_class
     stock_root = tmp_path / "stock"
     shutil.copytree(source, stock_root)
     course, _, _ = graded
     for student in students:
-        if student == "kernel_dies":
+        if student in ("kernel_dies", "stderr_output"):
             continue
         assert fixtures.stock_autograde(stock_root, student)["success"], student
         assert _grades(Course(stock_root), student) == _grades(course, student), student
@@ -265,10 +268,10 @@ def _real_assignments():
 
 @pytest.mark.slow
 def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
-    """The instructor's solution submitted as is must get every automatic point
-    when graded sandboxed. (That the untouched release scores zero is checked
-    with stock nbgrader in tests/notebooks, and nbg's scores equal stock
-    nbgrader's in test_parallel_gradebook_equals_stock_serial_nbgrader.)"""
+    """Every source notebook, graded by nbg (sandboxed, tests in the judge), scores
+    cell by cell as stock nbgrader does (tests/notebooks/test_autograde_roundtrip.py
+    grades the same two students with stock nbgrader): the instructor's solution
+    gets every automatic point, the untouched release none."""
     from grading.release import build_release
 
     root = tmp_path / "course"
@@ -278,13 +281,14 @@ def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
     build_release(course)
     assignments = _real_assignments()
     for assignment in assignments:
-        dest = course.submitted_dir("solution", assignment)
-        dest.mkdir(parents=True)
-        shutil.copy(root / "source" / assignment / f"{assignment}.ipynb", dest)
+        for student, folder in (("solution", "source"), ("blank", "release")):
+            dest = course.submitted_dir(student, assignment)
+            dest.mkdir(parents=True)
+            shutil.copy(root / folder / assignment / f"{assignment}.ipynb", dest)
 
     summary = autograde(course, workers=2)
 
-    assert summary.exit_code == 0, summary.format_table()
+    assert all(r.status == "ok" for r in summary.records), summary.format_table()
     assert all(record.sandboxed for record in summary.records)
     with course.gradebook() as gradebook:
         for assignment in assignments:
@@ -293,3 +297,6 @@ def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
             auto = [g for g in solution if g.cell_type == "code"]
             assert auto and all(g.auto_score == g.max_score for g in auto), assignment
             assert all(g.needs_manual_grade for g in solution if g.cell_type == "markdown")
+            # The untouched release: 0 on every test, as stock nbgrader gives it (tests/notebooks).
+            blank = gradebook.find_submission(assignment, "blank").notebooks[0].grades
+            assert all(g.auto_score == 0 for g in blank if g.cell_type == "code"), assignment

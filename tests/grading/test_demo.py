@@ -214,3 +214,32 @@ def test_demo_refuses_to_replace_a_folder_it_did_not_make(tmp_path):
     with pytest.raises(ValueError, match="not an earlier demo"):
         run_demo(tmp_path, echo=lambda *args: None)
     assert (tmp_path / "thesis.tex").exists() and not (tmp_path / MARKER).exists()
+
+
+# Honest demo students (no kernel death, loop, edited test or late penalty): their
+# scores must be stock nbgrader's, cell by cell.
+HONEST = ("perfect", "blank", "forgot-prior", "denominator-2", "unnormalised", "underflow")
+
+
+@pytest.mark.slow
+def test_honest_students_score_cell_by_cell_as_stock_serial_nbgrader(demo, tmp_path):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fixtures
+
+    stock_root = tmp_path / "stock"
+    shutil.copytree(demo.course_root, stock_root, ignore=shutil.ignore_patterns("autograded", "feedback"))
+    ours = Course(demo.course_root)
+    for student in HONEST:
+        for assignment in DEMO_ASSIGNMENTS:
+            assert fixtures.stock_autograde(stock_root, student, assignment)["success"], (student, assignment)
+    with ours.gradebook() as mine, Course(stock_root).gradebook() as theirs:
+        for student in HONEST:
+            for assignment in DEMO_ASSIGNMENTS:
+                def cells(gradebook):
+                    notebook = gradebook.find_submission(assignment, student).notebooks[0]
+                    return {g.name: g.auto_score for g in notebook.grades if g.cell_type == "code"}
+                assert cells(mine) == cells(theirs), (student, assignment)

@@ -38,7 +38,7 @@ def test_grades_csv_has_one_row_per_student_and_one_column_per_assignment(export
         ["kernel_dies", "3", "3"],  # kernel died in mean's cell: add's 3 kept
         ["late_perfect", "0", "0"],  # 6 points, penalty "zero" takes all 6
         ["perfect", "6", "6"],
-        ["stderr_output", "3", "3"],  # mean's tests wrote to stderr: 0 for both
+        ["stderr_output", "6", "6"],  # mean printed to stderr during the tests: the judge ignores it
         ["syntax_error", "3", "3"],
         ["wrong_hidden", "4", "4"],  # add's hidden test fails (2 points)
     ]

@@ -83,9 +83,9 @@ def test_pass_rates_per_test_cell(course):
     assert rates[("ps_fixture", "test_add_visible")] == (6 / 9, 9)
     # add_hidden: the same but wrong_hidden
     assert rates[("ps_fixture", "test_add_hidden")] == (5 / 9, 9)
-    # mean_visible/hidden: perfect, wrong_hidden, edits_test_cell, syntax_error, late_perfect
-    assert rates[("ps_fixture", "test_mean_visible")] == (5 / 9, 9)
-    assert rates[("ps_fixture", "test_mean_hidden")] == (5 / 9, 9)
+    # mean_visible/hidden: perfect, wrong_hidden, edits_test_cell, syntax_error, stderr_output, late_perfect
+    assert rates[("ps_fixture", "test_mean_visible")] == (6 / 9, 9)
+    assert rates[("ps_fixture", "test_mean_hidden")] == (6 / 9, 9)
 
 
 def test_report_from_the_real_grading_log(course, tmp_path):

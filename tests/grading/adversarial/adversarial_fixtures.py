@@ -144,6 +144,143 @@ def _add_first(code):
     return code + "\n" + PERFECT["add_solution"]
 
 
+def _wrong_add(body):
+    """An add that is wrong (a * b) unless ``body`` finds the expected value somewhere."""
+    return "def add(a, b):\n" + textwrap.indent(textwrap.dedent(body).strip(), "    ") + "\n    return a * b"
+
+
+# Attacks on the trust boundary (issue 10), one family at a time. Each would earn
+# points if the tests ran in the student's kernel; in the judge they earn none.
+_SEEK_EXPECTED = """
+import sys
+frame = sys._getframe(1)
+while frame is not None:
+    for name, value in frame.f_locals.items():
+        if name in ('expected', 'desired', 'want', 'reference') and isinstance(value, (int, float)):
+            return value
+    frame = frame.f_back
+"""
+_HOOKS_BLANK = "get_ipython().{0}"
+TRUST_BOUNDARY_CASES = {
+    # reading the answer from the test itself
+    "frame_locals": Case("add reads the caller's frame locals", 3, "ok",
+                         answers={"add_solution": _wrong_add(_SEEK_EXPECTED)}),
+    "inspect_stack": Case("add searches inspect.stack() for the expected value", 3, "ok", answers={
+        "add_solution": _wrong_add("""
+import inspect
+for info in inspect.stack():
+    for value in info.frame.f_locals.values():
+        if isinstance(value, (int, float)) and value in (5, 0, 0.75):
+            return value
+""")}),
+    "traceback_locals": Case("add raises, then walks the traceback's frames", 3, "ok", answers={
+        "add_solution": _wrong_add("""
+import sys
+try:
+    raise RuntimeError
+except RuntimeError:
+    frame = sys.exc_info()[2].tb_frame
+    while frame is not None:
+        if 'expected' in frame.f_locals:
+            return frame.f_locals['expected']
+        frame = frame.f_back
+""")}),
+    "gc_objects": Case("add takes a float from gc.get_objects()", 3, "ok", answers={
+        "add_solution": _wrong_add("""
+import gc
+for obj in gc.get_objects():
+    if isinstance(obj, dict) and 'expected' in obj and isinstance(obj['expected'], (int, float)):
+        return obj['expected']
+""")}),
+    "array_protocol": Case("posterior returns an object whose __array__ looks for the expected array", 4, "ok",
+                           answers={"posterior_solution": """
+import sys
+class Sneaky:
+    def __array__(self, dtype=None, copy=None):
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in frame.f_locals.values():
+                if isinstance(value, np.ndarray) and value.shape == (2,):
+                    return value
+            frame = frame.f_back
+        return np.zeros(2)
+def posterior(prior, likelihood):
+    return Sneaky()"""}),
+    # reaching the reference without an import statement
+    "sys_modules_reference": Case("posterior takes nbcore from sys.modules", 4, "ok", answers={
+        "posterior_solution": "import sys\ndef posterior(prior, likelihood):\n"
+                              "    return sys.modules['nbcore'].posterior(prior, likelihood)"}),
+    "encoded_import": Case("posterior imports nbcore through __import__ of a hex string", 4, "ok", answers={
+        "posterior_solution": "def posterior(prior, likelihood):\n"
+                              "    module = __import__(bytes.fromhex('6e62636f7265').decode())\n"
+                              "    return module.posterior(prior, likelihood)"}),
+    "exec_encoded": Case("exec of a base64 'from nbcore import posterior'", 4, "ok", answers={
+        "posterior_solution": "import base64\nexec(base64.b64decode('ZnJvbSBuYmNvcmUgaW1wb3J0IHBvc3Rlcmlvcg==').decode())"}),
+    "default_argument": Case("posterior gets nbcore through a default argument", 4, "ok", answers={
+        "posterior_solution": "def posterior(prior, likelihood, _m=__import__('importlib').import_module('nb' + 'core')):\n"
+                              "    return _m.posterior(prior, likelihood)"}),
+    "callable_instance": Case("posterior is a callable instance that delegates", 4, "ok", answers={
+        "posterior_solution": "class Delegate:\n    def __call__(self, prior, likelihood):\n"
+                              "        return __import__('nb' + 'core').posterior(prior, likelihood)\nposterior = Delegate()"}),
+    # tampering in forms the scan does not know
+    "vars_update": Case("wrong posterior; vars(np.testing).update(assert_allclose=...)", 4, "ok|flagged", answers={
+        "posterior_solution": "vars(np.testing).update(assert_allclose=lambda *a, **k: None)\n"
+                              "def posterior(prior, likelihood):\n    return prior"}),
+    "dict_update": Case("wrong posterior; np.testing.__dict__.update(...)", 4, "ok|flagged", answers={
+        "posterior_solution": "np.testing.__dict__.update(assert_allclose=lambda *a, **k: None)\n"
+                              "def posterior(prior, likelihood):\n    return prior"}),
+    "sys_modules_get_patch": Case("wrong add; sys.modules.get('nbkit.testing').check_array = ...", 4, "ok|flagged",
+                                  answers={"add_solution": "import sys, nbkit.testing\n"
+                                           "setattr(sys.modules.get('nbkit.testing'), 'check_array', lambda *a, **k: None)\n"
+                                           "def add(a, b):\n    return a * b if a != 2 else 5"}),
+    # taking over the kernel (blank answers: any point would be undeserved)
+    "input_transformer": Case("blank answers; an input transformer empties every later cell", 0, "ok|blocked",
+                              base=BLANK, extra_cell="get_ipython().input_transformers_post.append(lambda lines: [])"),
+    "ast_transformer": Case("blank answers; an AST transformer drops every statement", 0, "ok|blocked", base=BLANK,
+                            extra_cell="import ast\nclass Empty(ast.NodeTransformer):\n"
+                                       "    def visit_Module(self, node):\n        node.body = []\n        return node\n"
+                                       "get_ipython().ast_transformers.append(Empty())"),
+    "pre_run_cell_result": Case("blank answers; a pre_run_cell hook emits an execute_result", 0, "ok|blocked",
+                                base=BLANK, extra_cell=(
+                                    "from IPython.display import publish_display_data\n"
+                                    "def hook(info):\n    publish_display_data({{'text/plain': 'full credit'}})\n"
+                                    "get_ipython().events.register('pre_run_cell', hook)")),
+    "replaces_run_cell": Case("blank answers; replaces run_cell", 0, "ok|blocked|timeout|kernel_died", base=BLANK,
+                              extra_cell="get_ipython().run_cell = lambda *args, **kwargs: None"),
+    "settrace": Case("blank answers; sys.settrace rewrites locals named 'result'", 0, "ok|blocked|kernel_died",
+                     base=BLANK,
+                     extra_cell=("import sys\ndef tracer(frame, event, arg):\n"
+                                 "    if 'result' in frame.f_locals:\n        frame.f_locals['result'] = 5\n"
+                                 "    return tracer\nsys.settrace(tracer)")),
+    "custom_exc": Case("blank answers; set_custom_exc swallows every exception", 0, "ok|blocked", base=BLANK,
+                       extra_cell="get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)"),
+    "payload_module": Case("blank answers; the custom_exc payload in a submitted helper.py", 0, "ok|blocked",
+                           base=BLANK, extra_cell="import helper", build="payload_module"),
+    "startup_file": Case("blank answers; an IPython startup file replaces run_cell", 0, "blocked", (".ipython",),
+                         base=BLANK,
+                         build="startup_file"),
+    # leaking the hidden tests
+    "prints_cell_sources": Case("a hook prints the source of every cell it sees", 6, "ok", extra_cell=(
+        "get_ipython().events.register('pre_run_cell', lambda info: print('SOURCE:', info.raw_cell))")),
+    # crashing the grader
+    "lone_surrogate": Case("a lone surrogate in a cell and in its output", 6, "ok",
+                           extra_cell="text = '\\ud800'\nprint('x' + '\ud800')", build="ascii_json"),
+    "deep_expression": Case("a 150,000-term expression in a cell", 6, "ok|flagged|timeout",
+                            extra_cell="total = " + " + ".join(["1"] * 150_000)),
+    "source_not_string": Case("a cell whose source is a number", 0, "invalid_notebook", build="source_number"),
+    "x" * 51: Case("a correct submission from a 51-character student id", 6, "ok"),
+    # host resources
+    "fills_shm": Case("writes 4 GiB to /dev/shm", 6, "ok|blocked", extra_cell=(
+        "try:\n    with open('/dev/shm/fill', 'wb') as out:\n        for _ in range(4096):\n"
+        "            out.write(b'0' * 2**20)\nexcept OSError as error:\n    print('stopped:', error)")),
+    "many_sleeps": Case("a notebook of many sleep(8) cells, each under the cell timeout", 0, "timeout",
+                        ("in total",), base=BLANK, build="many_sleeps"),
+    "reads_environ": Case("prints every /proc/*/environ it can read", 6, "ok", extra_cell=(
+        "import glob\nfor path in glob.glob('/proc/*/environ'):\n    try:\n"
+        "        print(path, open(path, 'rb').read()[:2000])\n    except OSError:\n        pass")),
+}
+
+
 # The placeholders {ROOT} (the course root) and {PORT} (a local HTTP server
 # that serves the perfect answers) are filled in when the class is written.
 CASES = {
@@ -202,16 +339,17 @@ CASES = {
                          {"add_solution": "class Anything:\n    def __eq__(self, other):\n        return True\n\n"
                                           "    def __sub__(self, other):\n        return 0\n\n"
                                           "def add(a, b):\n    return Anything()"}),
-    "patches_numpy_testing": Case("wrong posterior; numpy.testing.assert_allclose replaced", 0, "flagged",
+    "patches_numpy_testing": Case("wrong posterior; numpy.testing.assert_allclose replaced", 4, "flagged",
                                   ("numpy.testing.assert_allclose",),
                                   {"posterior_solution": "np.testing.assert_allclose = lambda *args, **kwargs: None\n"
                                                          "def posterior(prior, likelihood):\n    return prior"}),
-    "patches_builtins": Case("wrong add; builtins.abs replaced", 3, "flagged", ("builtins.abs",),
+    "patches_builtins": Case("wrong add; builtins.abs replaced", 4, "flagged", ("builtins.abs",),
                              {"add_solution": "import builtins\nbuiltins.abs = lambda x: 0\n"
                                               "def add(a, b):\n    return a * b if a != 2 else 5"}),
-    "imports_nbcore": Case("posterior imported from nbcore", 4, "flagged", ("nbcore",),
+    "imports_nbcore": Case("posterior imported from nbcore (not in the kernel)", 4, "flagged", ("nbcore",),
                            {"posterior_solution": "from nbcore.estimation import posterior"}),
-    "imports_sklearn_nb": Case("add built on sklearn.naive_bayes", 3, "flagged", ("sklearn.naive_bayes",),
+    # The scan flags for review; the answer is right and the judge gives its points.
+    "imports_sklearn_nb": Case("add built on sklearn.naive_bayes", 6, "flagged", ("sklearn.naive_bayes",),
                                {"add_solution": "import sklearn.naive_bayes as nb\n"
                                                 "def add(a, b):\n    return a + b + 0 * len(nb.__name__)"}),
     "shadows_numpy": Case("wrong posterior; submits a numpy.py with a lenient testing", 4, "blocked",
@@ -234,6 +372,8 @@ CASES = {
                        build="wrong_name"),
     "missing_notebook": Case("no notebook at all", 0, "missing", ("no ps_adv.ipynb",), build="missing"),
     "other_kernel": Case("a correct notebook whose metadata names another kernel", 6, "ok", build="other_kernel"),
+    **TRUST_BOUNDARY_CASES,
+
 }
 
 
@@ -293,6 +433,17 @@ def write_submission(root, student, case: Case, port=0):
         (folder / "data.csv").write_text("9,9\n")
     elif build == "symlink_gradebook":
         os.symlink((root / "gradebook.db").resolve(), folder / "gradebook.db")
+    elif build == "payload_module":
+        (folder / "helper.py").write_text(
+            "get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)\n")
+    elif build == "startup_file":
+        startup = folder / ".ipython" / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        (startup / "00-takeover.py").write_text("get_ipython().run_cell = lambda *args, **kwargs: None\n")
+    elif build == "source_number":
+        notebook.cells[2].source = 12345
+    elif build == "many_sleeps":
+        notebook.cells[2:2] = [new_code_cell("import time\ntime.sleep(8)") for _ in range(8)]
     elif build == "other_kernel":
         notebook.metadata["kernelspec"] = {"name": "evil", "display_name": "Evil", "language": "python"}
     if build == "symlink_notebook":
@@ -301,6 +452,10 @@ def write_submission(root, student, case: Case, port=0):
         path.write_text('{"cells": [ {not json')
     elif build == "empty":
         path.write_text("")
+    elif build in ("source_number", "ascii_json"):  # JSON escapes carry what UTF-8 cannot (lone surrogates)
+        import json
+
+        path.write_text(json.dumps(notebook, ensure_ascii=True))
     elif build == "nbformat3":
         nbformat.write(nbformat.convert(notebook, 3), str(path), version=3)
     elif build == "wrong_name":

@@ -12,6 +12,7 @@ Runtime: about 60-90 s on 2 loaded cores (31 notebooks; the timeouts cost
 """
 
 import html
+import os
 import re
 import sys
 from pathlib import Path
@@ -30,7 +31,8 @@ from grading.sandbox import Limits  # noqa: E402
 pytestmark = [pytest.mark.slow]
 
 # Cases with no gradable notebook: nothing to give feedback on, the report says why.
-NO_FEEDBACK = {"symlink_notebook", "not_json", "empty_file", "wrong_name", "missing_notebook"}
+NO_FEEDBACK = {"symlink_notebook", "not_json", "empty_file", "wrong_name", "missing_notebook", "source_not_string"}
+SECRET = "nbg-secret-7f3a9c"
 GOOD_CELLS = {"test_posterior": 2.0, "test_count_rows": 1.0, "test_add": 1.0, "test_add_hidden": 2.0}
 
 
@@ -42,8 +44,10 @@ def graded_class(tmp_path_factory):
         for student, case in adv.CASES.items():
             adv.write_submission(root, student, case, port=port)
         course = Course(root)
+        # A secret in the grader's environment that no kernel may see (reads_environ).
+        os.environ["NBG_ADVERSARIAL_SECRET"] = SECRET
         summary = autograde(course, workers=2, max_output_bytes=2_000_000,
-                            limits=Limits(memory_bytes=2**30))
+                            limits=Limits(memory_bytes=2**30, notebook_timeout=30))
     finally:
         server.shutdown()
     from grading.feedback import generate_feedback
@@ -103,3 +107,30 @@ def test_the_assignment_data_wins_over_submitted_files(graded_class):
     autograded = course.autograded_dir("overwrites_data", adv.ASSIGNMENT)
     assert (autograded / "data.csv").read_text() == adv.DATA_CSV
     assert not (course.autograded_dir("symlink_gradebook", adv.ASSIGNMENT) / "gradebook.db").exists()
+
+
+def _autograded_text(course, student) -> str:
+    return (course.autograded_dir(student, adv.ASSIGNMENT) / f"{adv.ASSIGNMENT}.ipynb").read_text()
+
+
+def test_no_hidden_test_source_reaches_outputs_or_feedback(graded_class):
+    """A hook printing every cell it sees never sees a test cell: tests run in the judge."""
+    course, _, _ = graded_class
+    hidden_line = 'add(-1, 1) should be 0", "add(-1, 1) should be 0'.split('", "')[0]
+    assert "assert add(-1, 1) == 0" not in _autograded_text(course, "prints_cell_sources").split('"source"')[0]
+    notebook = __import__("nbformat").reads(_autograded_text(course, "prints_cell_sources"), as_version=4)
+    outputs = " ".join(str(o) for c in notebook.cells for o in c.get("outputs", []))
+    assert "assert add(-1, 1)" not in outputs and "SOURCE:" in outputs  # the hook ran, on other cells
+    assert "assert add(-1, 1)" not in _feedback_text(course, "prints_cell_sources")
+    assert hidden_line
+
+
+def test_no_kernel_sees_the_graders_environment(graded_class):
+    course, records, _ = graded_class
+    assert records["reads_environ"].score == adv.MAX_SCORE
+    assert SECRET not in _autograded_text(course, "reads_environ")
+
+
+def test_a_long_student_id_is_graded(graded_class):
+    _, records, _ = graded_class
+    assert records["x" * 51].score == adv.MAX_SCORE and records["x" * 51].status == "ok"

@@ -4,6 +4,7 @@ Runtime: about 40-60 s on 2 loaded cores (a few kernels, three small CLI grading
 """
 
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -54,15 +55,40 @@ def test_kernel_sees_only_its_folder_and_the_python_environment(tmp_path):
     (scratch / "data.csv").write_text("1,2\n")
     result, texts = _run_cells([
         f"import os\nprint(os.path.exists({str(secret)!r}), os.listdir({str(tmp_path)!r}))",
-        "import nbcore, numpy, sklearn.naive_bayes\nprint(open('data.csv').read().strip())",
+        "import numpy, sklearn.naive_bayes, nbkit.datasets\ntry:\n    import nbcore\nexcept ImportError:\n"
+        "    print('no nbcore')\nprint(open('data.csv').read().strip())",
         "open('written.txt', 'w').write('ok')\ntry:\n    open('/usr/evil', 'w')\nexcept OSError as e:\n    print(type(e).__name__)",
         "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=2)\nexcept OSError as e:\n    print(type(e).__name__)",
         "print(sorted(k for k in os.environ if 'TOKEN' in k or 'SECRET' in k), os.getuid() != 0)",
     ], scratch)
     assert result.status == "ok", result.reason
     # The scratch folder's parents exist (empty) so it can be mounted; nothing else does.
-    assert texts == ["False ['scratch']\n", "1,2\n", "OSError\n", "ConnectionRefusedError\n", "[] True\n"]
+    assert texts == ["False ['scratch']\n", "no nbcore\n1,2\n", "OSError\n", "ConnectionRefusedError\n",
+                     "[] True\n"]
     assert (scratch / "written.txt").read_text() == "ok"
+
+
+@needs_sandbox
+def test_the_judge_has_the_reference_and_no_view_of_the_submission(tmp_path):
+    """Test cells run in the judge: nbcore importable there, the kernel's folder and network not."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "answers.txt").write_text("student data")
+    test = {"nbgrader": {"grade": True, "solution": False, "grade_id": "t", "points": 1, "locked": True,
+                         "schema_version": 3}}
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("def where():\n    import os\n    return os.getcwd()"),
+        nbformat.v4.new_code_cell(
+            "import os, socket, nbcore\n"
+            f"print(os.path.exists({str(scratch / 'answers.txt')!r}), os.getcwd() != where(), os.getuid() != 0)\n"
+            "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=2)\nexcept OSError as e:\n"
+            "    print(type(e).__name__)", metadata=test),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=30), sandboxed=True)
+    assert result.status == "ok", result.reason
+    outputs = nbformat.reads(result.notebook_json, 4).cells[1].outputs
+    assert [o.get("text") for o in outputs] == ["False True True\nConnectionRefusedError\n"]
 
 
 @needs_sandbox
@@ -185,3 +211,54 @@ def test_killing_the_grader_at_any_moment_loses_and_double_counts_nothing(tmp_pa
 
     with Course(tmp_path).gradebook() as gradebook:
         assert len(gradebook.find_assignment(FIXTURES.FIXTURE_ASSIGNMENT).submissions) == len(students)
+
+
+def _children(pid) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            found.append(int(status.parent.name))
+    return found
+
+
+def _is_python(pid) -> bool:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(
+            Path(sys.executable).name.encode())
+    except OSError:
+        return False
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_a_lost_pool_worker_is_never_a_grade(tmp_path):
+    """SIGKILL a pool worker while it grades: its notebooks are graded again, no 0 is recorded."""
+    students = {"ann": "perfect", "bob": "wrong_hidden", "cid": "perfect", "dee": "blank"}
+    FIXTURES.make_class(tmp_path, students)
+    process = subprocess.Popen([sys.executable, "-m", "grading", "--course", str(tmp_path), "autograde",
+                                "-j", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    killed = None
+    deadline = time.monotonic() + 240
+    while killed is None and time.monotonic() < deadline and process.poll() is None:
+        for worker in _children(process.pid):
+            # A pool worker is a forked Python process (not the sandbox probe's bwrap),
+            # caught while it runs a kernel and a judge.
+            if _is_python(worker) and len(_children(worker)) >= 2:
+                os.kill(worker, signal.SIGKILL)
+                killed = worker
+                break
+        time.sleep(0.05)
+    out, err = process.communicate(timeout=600)
+    assert killed is not None, "no pool worker was caught grading"
+    assert process.returncode == 0, out + err
+    rows = adv.gradebook_rows(tmp_path)
+    for student, kind in students.items():
+        assert sum(rows[student].values()) == FIXTURES.EXPECTED_SCORES[kind], student
+    log = [json.loads(line) for line in (tmp_path / "grading_log.jsonl").read_text().splitlines()]
+    assert sorted(r["student"] for r in log) == sorted(students)  # one record each: no error, no 0 in between
+    assert all(r["status"] == "ok" for r in log), log

@@ -1,0 +1,305 @@
+"""The judge: runs a notebook's test cells outside the student's kernel.
+
+``python -m grading.judge`` is started by the grader (:mod:`grading.judging`)
+in a sandbox of its own, with ``nbcore`` and no view of the student's files or
+processes. It talks to the grader over its stdin and stdout in frames of
+JSON (:func:`read_frame`, :func:`write_frame`):
+
+* the grader sends ``{"op": "run", "source": ..., "name": ...}`` for each test
+  cell, and the judge answers ``{"op": "done", "passed": ..., "stdout": ...,
+  "ename": ..., "evalue": ...}``;
+* while a cell runs, a name the cell does not define is looked up in the
+  student's kernel (``{"op": "lookup"}``), and a call of a student's
+  function (a :class:`StudentFunction`) is sent there as ``{"op": "call"}``
+  with its arguments as plain data (:mod:`grading.plain`); the answer comes
+  back as plain data too, decoded without pickle;
+* a callable the test passes to a student's function stays here: the
+  student's code calls it through the grader (``{"op": "callback"}``).
+
+The expected values, the comparisons and the verdict never leave this process.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+import warnings
+
+from grading import plain
+
+MAX_FRAME = 512 * 2**20
+# Exceptions a student's function may raise that the judge re-raises as themselves,
+# so that tests written for the student's own kernel (pytest.raises(ValueError)) hold.
+_REBUILT_EXCEPTIONS = {
+    name: getattr(builtins, name) for name in dir(builtins)
+    if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), Exception)
+    and name not in ("SystemExit", "KeyboardInterrupt", "GeneratorExit", "StopIteration", "StopAsyncIteration")
+}
+
+
+class JudgeProtocolError(RuntimeError):
+    """The other end of the pipe broke the protocol (the grader stops this judge)."""
+
+
+def read_frame(stream) -> dict | None:
+    """One frame (a 4-byte big-endian length, then JSON), or None at end of stream."""
+    header = stream.read(4)
+    if not header:
+        return None
+    if len(header) != 4:
+        raise JudgeProtocolError("truncated frame header")
+    (size,) = struct.unpack(">I", header)
+    if size > MAX_FRAME:
+        raise JudgeProtocolError(f"frame of {size} bytes exceeds {MAX_FRAME}")
+    body = stream.read(size)
+    if len(body) != size:
+        raise JudgeProtocolError("truncated frame")
+    return json.loads(body)
+
+
+def write_frame(stream, message: dict):
+    body = json.dumps(message, ensure_ascii=True, allow_nan=True).encode("ascii")
+    stream.write(struct.pack(">I", len(body)) + body)
+    stream.flush()
+
+
+class StudentError(Exception):
+    """A student's function raised an exception that is not a builtin one."""
+
+
+class StudentFunction:
+    """Stands, in the judge, for a function defined in the student's kernel.
+
+    Calling it runs the function there on plain-data arguments and returns its
+    result as plain data. NumPy arrays the function changed in place are
+    changed here too, as they would be in one process.
+    """
+
+    __nbg_remote__ = True
+
+    def __init__(self, channel, name):
+        self._channel, self.__name__ = channel, name
+        self.__qualname__ = name
+
+    def __repr__(self):
+        return f"<student function {self.__name__}>"
+
+    def __call__(self, *args, **kwargs):
+        return self._channel.call(self.__name__, args, kwargs)
+
+
+class Channel:
+    """The judge's end of the pipe to the grader."""
+
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+        self._callbacks: dict[int, object] = {}
+        self._in_callback = False
+
+    def request(self, message: dict) -> dict:
+        write_frame(self.writer, message)
+        while True:
+            reply = read_frame(self.reader)
+            if reply is None:
+                raise JudgeProtocolError("the grader closed the pipe")
+            if reply.get("op") != "callback":
+                return reply
+            write_frame(self.writer, self._run_callback(reply))
+
+    def _run_callback(self, request: dict) -> dict:
+        function = self._callbacks.get(request.get("id"))
+        if function is None:
+            return {"op": "callback_result", "ok": False, "error": "unknown callback"}
+        self._in_callback = True
+        try:
+            args = plain.decode(request.get("args"))
+            kwargs = plain.decode(request.get("kwargs"))
+            if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+                raise plain.PlainDataError("callback arguments must be a list and a dict of str keys")
+            value = function(*args, **kwargs)
+            return {"op": "callback_result", "ok": True, "value": plain.encode(value)}
+        except Exception as error:
+            return {"op": "callback_result", "ok": False, "error": f"{type(error).__name__}: {error}"[:2000]}
+        finally:
+            self._in_callback = False
+
+    def _register_callback(self, function):
+        handle = len(self._callbacks) + 1
+        self._callbacks[handle] = function
+        return {"t": "callback", "id": handle, "name": str(getattr(function, "__name__", "callback"))[:100]}
+
+    def lookup(self, name: str) -> dict:
+        return self.request({"op": "lookup", "name": name})
+
+    def call(self, name, args, kwargs):
+        if self._in_callback:
+            raise RuntimeError(f"the tests cannot call your {name} from inside a function they passed to you")
+        try:
+            payload = {"args": plain.encode(list(args), callback=self._register_callback),
+                       "kwargs": plain.encode(dict(kwargs), callback=self._register_callback)}
+        except plain.PlainDataError as error:
+            raise TypeError(f"the test passes {error} to {name}, which cannot cross to the student's kernel") from None
+        try:
+            reply = self.request({"op": "call", "name": name, "payload": json.dumps(payload)})
+        finally:
+            self._callbacks.clear()
+        if reply.get("op") == "call_failed":  # the grader could not run it: timeout, dead kernel, ...
+            raise StudentError(str(reply.get("reason", "the call failed")))
+        if not reply.get("ok"):
+            ename, evalue = str(reply.get("ename", "Error")), str(reply.get("evalue", ""))
+            if ename == "NotPlainData":
+                raise TypeError(f"{name} returned {evalue}; return numbers, strings or NumPy arrays "
+                                "(or lists, tuples and dicts of them)")
+            kind = _REBUILT_EXCEPTIONS.get(ename) if reply.get("builtin") else None
+            if kind is not None:
+                try:
+                    raise kind(evalue)
+                except TypeError:  # an exception class that needs other arguments
+                    pass
+            raise StudentError(f"{name} raised {ename}: {evalue}")
+        try:
+            value = plain.decode(reply.get("value"))
+            after = plain.decode(reply.get("after", {"t": "dict", "v": []}))
+        except plain.PlainDataError as error:
+            raise TypeError(f"{name} returned something the grader cannot read: {error}") from None
+        _copy_back(args, kwargs, after)
+        return value
+
+
+def _copy_back(args, kwargs, after):
+    """Write the arrays a student's function changed in place into the judge's arguments."""
+    import numpy as np
+
+    if not isinstance(after, dict):
+        return
+    for key, new in after.items():
+        original = args[int(key)] if str(key).isdigit() and int(key) < len(args) else kwargs.get(key)
+        if (isinstance(original, np.ndarray) and isinstance(new, np.ndarray) and original.flags.writeable
+                and original.shape == new.shape and original.dtype == new.dtype):
+            np.copyto(original, new)
+
+
+# Modules a test cell may use through the notebook's own imports (``np`` from the setup
+# cell): the judge imports its own copy, never the kernel's object.
+SHARED_MODULES = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "nbkit", "math", "statistics",
+                  "collections", "itertools", "functools", "random", "re", "string", "fractions", "decimal")
+
+
+def _import_shared(name: str, module: str):
+    import importlib
+
+    if not isinstance(module, str) or module.split(".")[0] not in SHARED_MODULES:
+        raise NameError(f"the notebook's {name} is the module {str(module)[:100]}, which the tests cannot use; "
+                        "import it in the test cell")
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise NameError(f"the notebook's {name} is the module {module}, which the grader cannot import") from None
+
+
+class StudentNamespace(dict):
+    """Globals of the test cells: a name they do not define comes from the student's kernel.
+
+    Looked up on every use (never cached), so a test cell sees the kernel as it
+    is when the cell runs.
+    """
+
+    def __init__(self, channel):
+        super().__init__()
+        self._channel = channel
+
+    def __missing__(self, name):
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        if name.startswith("__"):
+            raise KeyError(name)
+        answer = self._channel.lookup(name)
+        kind = answer.get("kind")
+        if kind == "function":
+            return StudentFunction(self._channel, name)
+        if kind == "value":
+            try:
+                return plain.decode(answer.get("value"))
+            except plain.PlainDataError as error:
+                raise NameError(f"the notebook's {name} cannot be read by the grader: {error}") from None
+        if kind == "module":
+            return _import_shared(name, answer.get("module"))
+        if kind == "unsupported":
+            raise NameError(f"the notebook's {name} is {str(answer.get('type'))[:200]}, which the grader "
+                            "cannot read: the tests can use your functions and plain values only")
+        raise KeyError(name)
+
+
+def _failure(error: BaseException) -> tuple[str, str]:
+    ename = type(error).__name__
+    if isinstance(error, StudentError):
+        ename = "Error"
+    return ename, str(error)
+
+
+def run_cell(namespace, source: str, name: str) -> dict:
+    """Run one test cell; its verdict and what it printed."""
+    stdout = io.StringIO()
+    passed, ename, evalue = True, "", ""
+    try:
+        code = compile(source, f"<{name}>", "exec")
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(code, namespace)
+    except JudgeProtocolError:
+        raise
+    except BaseException as error:  # the test failed (AssertionError) or errored
+        passed = False
+        ename, evalue = _failure(error)
+        if not isinstance(error, (AssertionError, StudentError)):
+            # Where in the test it happened helps the instructor; the source is not shown.
+            frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == f"<{name}>"]
+            if frames:
+                evalue = f"{evalue} (test line {frames[-1].lineno})"
+    return {"op": "done", "passed": passed, "stdout": stdout.getvalue()[:1_000_000],
+            "ename": ename, "evalue": evalue[:20_000]}
+
+
+def _preload():
+    # Imports the hidden tests need, done while the student's kernel starts.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for module in ("numpy", "scipy.special", "scipy.sparse", "nbkit.testing", "nbcore"):
+            try:
+                __import__(module)
+            except Exception:
+                pass
+
+
+def main():
+    # The protocol owns the real stdout; anything else written to fd 1 or 2 is dropped.
+    reader = os.fdopen(os.dup(0), "rb")
+    writer = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    sys.stdin = open(os.devnull)
+    sys.stdout = sys.stderr = io.StringIO()
+    _preload()
+    channel = Channel(reader, writer)
+    write_frame(writer, {"op": "ready"})
+    namespace = StudentNamespace(channel)
+    while True:
+        message = read_frame(reader)
+        if message is None or message.get("op") == "exit":
+            return
+        if message.get("op") == "run":
+            write_frame(writer, run_cell(namespace, str(message.get("source", "")), str(message.get("name", "test"))))
+        else:
+            write_frame(writer, {"op": "error", "reason": f"unknown op {str(message.get('op'))[:40]!r}"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""The judge and the bridge: test cells run outside the student's kernel, on plain data.
+
+One small notebook executed by nbg's executor, with a real kernel and a real judge
+process (sandboxed, as graded), whose test cells probe each rule of the bridge.
+"""
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading.execute import execute_notebook
+from grading.sandbox import Limits, sandbox_available
+
+pytestmark = pytest.mark.slow
+
+ANSWERS = '''
+import numpy as np
+import pandas as pd
+def double_in_place(x):
+    x *= 2
+    return x
+def fails(x):
+    raise ValueError(f"bad {x}")
+def custom_failure():
+    class Oops(Exception):
+        pass
+    raise Oops("custom")
+def hangs():
+    import time
+    time.sleep(100)
+def optimise(gradient, start):
+    return gradient(start) + 1
+def as_series():
+    return pd.Series([1.0, 2.0])
+def not_plain():
+    return object()
+def noisy():
+    import sys, warnings
+    print("debug", file=sys.stderr)
+    warnings.warn("careful")
+    return np.log(0.0)
+answer = 42
+'''
+
+TESTS = {
+    # arrays changed in place are copied back, so "changed its input" checks hold
+    "copy_back": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
+                 "print(r.tolist(), x.tolist(), answer)",
+    # builtin exceptions keep their type (pytest.raises-style tests work)
+    "builtin_exception": "try:\n    fails(3)\nexcept ValueError as error:\n    print('caught', error)",
+    "uncaught": "fails(4)",
+    "custom_exception": "custom_failure()",
+    # a callable passed by the test runs in the judge (e.g. a reference gradient)
+    "callback": "print(optimise(lambda v: v * 10, 2.0))",
+    # a call past the cell's time is interrupted; the kernel still answers afterwards
+    "timeout": "hangs()",
+    "after_timeout": "print(answer)",
+    "pandas_result": "print(type(as_series()).__name__)",
+    "not_plain": "not_plain()",
+    # what the student's function prints or warns never reaches the test cell
+    "noisy": "print(noisy())",
+    # np from the setup cell: the judge imports its own numpy
+    "module_from_setup": "print(np.__name__)",
+    "reference_available": "import nbcore\nprint(nbcore.posterior([0.5, 0.5], [0.2, 0.6]).round(6).tolist())",
+}
+
+
+def _test_cell(grade_id, source):
+    meta = {"grade": True, "solution": False, "grade_id": grade_id, "points": 1, "locked": True,
+            "schema_version": 3}
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta})
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    available, why = sandbox_available()
+    assert available, why
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(ANSWERS)]
+                                        + [_test_cell(name, source) for name, source in TESTS.items()])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    scratch = tmp_path_factory.mktemp("scratch")
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=8), sandboxed=True)
+    cells = nbformat.reads(result.notebook_json, 4).cells[1:]
+    outputs = {}
+    for name, cell in zip(TESTS, cells):
+        text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        errors = [(o.ename, o.evalue) for o in cell.outputs if o.output_type == "error"]
+        outputs[name] = (text, errors)
+    return result, outputs
+
+
+def test_status_is_ok(judged):
+    result, _ = judged
+    assert result.status == "ok", result.reason
+
+
+@pytest.mark.parametrize("name, text, error", [
+    ("copy_back", "[0.0, 2.0, 4.0] [0.0, 2.0, 4.0] 42\n", None),
+    ("builtin_exception", "caught bad 3\n", None),
+    ("uncaught", "", ("ValueError", "bad 4")),
+    ("custom_exception", "", ("Error", "custom_failure raised Oops: custom")),
+    ("callback", "21.0\n", None),
+    ("timeout", "", ("Error", "past the time limit")),
+    ("after_timeout", "42\n", None),
+    ("pandas_result", "ndarray\n", None),
+    ("not_plain", "", ("TypeError", "not_plain returned a object; return numbers")),
+    ("noisy", "-inf\n", None),
+    ("module_from_setup", "numpy\n", None),
+    ("reference_available", "[0.25, 0.75]\n", None),
+])
+def test_each_rule_of_the_bridge(judged, name, text, error):
+    _, outputs = judged
+    got_text, errors = outputs[name]
+    assert got_text == text, (name, outputs[name])
+    if error is None:
+        assert errors == [], (name, errors)
+    else:
+        assert len(errors) == 1 and errors[0][0] == error[0] and error[1] in errors[0][1], (name, errors)
+
+
+def test_no_test_cell_runs_in_the_kernel(tmp_path):
+    """A test that would pass only in the student's kernel (it reads the kernel's state directly)."""
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import sys\nSECRET_IN_KERNEL = 1"),
+        _test_cell("t", "import sys\nprint('nbcore' in sys.modules, 'SECRET_IN_KERNEL' in globals())"),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    result = execute_notebook(nbformat.writes(notebook), tmp_path, limits=Limits(cell_timeout=30),
+                              sandboxed=False)
+    assert result.status == "ok", result.reason
+    cell = nbformat.reads(result.notebook_json, 4).cells[1]
+    # The judge preloads nbcore; `globals()` is the judge's namespace, which has no kernel variables.
+    assert [o.get("text") for o in cell.outputs] == ["True False\n"], cell.outputs
+    assert Path(sys.executable).exists()

@@ -1,0 +1,186 @@
+"""Mutation testing of the hidden tests, graded through the real pipeline.
+
+For every graded function, ``tests/mutation/cases/<assignment>.py`` holds
+correct variants in different styles and mutants, one per mistake the
+function's hidden test says it catches (plus one that overwrites its inputs).
+Submissions are built from the release notebook with the instructor's answers
+filled in, then one function at a time replaced:
+
+* ``correct-k``: every function replaced by its k-th correct variant (the
+  last one again when it has fewer): every test cell must get full marks;
+* ``mutant-j``: every function that has a j-th mutant gets it, the others keep
+  the instructor's answer: each mutated function must lose points on one of
+  its own test cells at least, and every test cell of a function that is not
+  mutated in that submission must keep full marks (no collateral loss).
+
+All submissions of all assignments are graded in one sandboxed
+``grading.autograde.autograde`` run (2 workers), so many cases share each
+kernel start.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading.autograde import autograde
+from grading.course import Course
+from grading.release import build_release
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "course"
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def load_cases() -> dict:
+    """assignment -> CASES, for every case file present."""
+    found = {}
+    for path in sorted(CASES_DIR.glob("[0-9]*.py")):
+        spec = importlib.util.spec_from_file_location(f"mutation_cases_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        found[module.ASSIGNMENT] = module.CASES
+    return found
+
+
+def _defined_functions(source: str) -> set:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _solution(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if line.strip() not in MARKERS)
+
+
+def solution_cells(source_notebook) -> dict:
+    """function name -> grade_id of the solution cell that defines it."""
+    cells = {}
+    for cell in source_notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            for name in _defined_functions(_solution(cell.source)):
+                cells[name] = meta["grade_id"]
+    return cells
+
+
+def submission(source_notebook, replacements: dict):
+    """The source notebook with solutions unmarked and ``{grade_id: source}`` replaced."""
+    notebook = nbformat.from_dict(source_notebook)
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            cell.source = replacements.get(meta["grade_id"], _solution(cell.source))
+    return notebook
+
+
+def plan(cases: dict, source_notebook) -> dict:
+    """student -> (replacements, {function: "correct" | mutant name})."""
+    where = solution_cells(source_notebook)
+    missing = sorted(set(cases) - set(where))
+    assert not missing, f"case file names functions no solution cell defines: {missing}"
+    students = {}
+    n_correct = max(len(case["correct"]) for case in cases.values())
+    for k in range(n_correct):
+        replacements, what = {}, {}
+        for function, case in cases.items():
+            variants = list(case["correct"].values())
+            replacements[where[function]] = variants[min(k, len(variants) - 1)]
+            what[function] = "correct"
+        students[f"correct-{k}"] = (replacements, what)
+    n_mutants = max(len(case["mutants"]) for case in cases.values())
+    for j in range(n_mutants):
+        replacements, what = {}, {}
+        for function, case in cases.items():
+            mutants = list(case["mutants"].items())
+            if j < len(mutants):
+                name, source = mutants[j]
+                replacements[where[function]] = source
+                what[function] = name
+        students[f"mutant-{j}"] = (replacements, what)
+    return students
+
+
+CASES = load_cases()
+
+
+def test_every_graded_function_of_every_notebook_has_cases():
+    for path in sorted((COURSE / "source").glob("*/*.ipynb")):
+        assignment = path.parent.name
+        assert assignment in CASES, f"no tests/mutation/cases/{assignment}.py"
+        graded = set(solution_cells(nbformat.read(path, as_version=4)))
+        assert graded == set(CASES[assignment]), (assignment, graded ^ set(CASES[assignment]))
+        for function, case in CASES[assignment].items():
+            assert len(case["correct"]) >= 2, f"{assignment}.{function}: fewer than 2 correct variants"
+            assert case["mutants"], f"{assignment}.{function}: no mutant"
+            assert any("input" in name or "overwrit" in name or "in_place" in name for name in case["mutants"]), (
+                f"{assignment}.{function}: no mutant that overwrites its inputs")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mutation") / "course"
+    root.mkdir()
+    shutil.copy(COURSE / "nbgrader_config.py", root / "nbgrader_config.py")
+    shutil.copytree(COURSE / "source", root / "source",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    course = Course(root)
+    build_release(course)
+    plans = {}
+    for assignment, cases in CASES.items():
+        source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+        plans[assignment] = plan(cases, source)
+        for student, (replacements, _) in plans[assignment].items():
+            folder = course.submitted_dir(student, assignment)
+            folder.mkdir(parents=True)
+            nbformat.write(submission(source, replacements), str(folder / f"{assignment}.ipynb"))
+    summary = autograde(course, workers=2)
+    statuses = {(r.student, r.assignment): r.status for r in summary.records}
+    scores = {}
+    with course.gradebook() as gradebook:
+        for assignment, students in plans.items():
+            for student in students:
+                notebook = gradebook.find_submission(assignment, student).notebooks[0]
+                scores[(student, assignment)] = {
+                    g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
+    return plans, scores, statuses
+
+
+def _cases_params():
+    return [(a, f) for a, cases in CASES.items() for f in cases]
+
+
+@pytest.mark.parametrize("assignment", sorted(CASES))
+def test_correct_variants_get_full_marks(graded, assignment):
+    plans, scores, statuses = graded
+    for student in [s for s in plans[assignment] if s.startswith("correct-")]:
+        lost = {cell: score for cell, score in scores[(student, assignment)].items() if score[0] != score[1]}
+        assert not lost, (assignment, student, lost, statuses[(student, assignment)])
+
+
+@pytest.mark.parametrize("assignment, function", _cases_params())
+def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, function):
+    plans, scores, _ = graded
+    cases = CASES[assignment]
+    own = set(cases[function]["tests"])
+    for student, (_, what) in plans[assignment].items():
+        if not student.startswith("mutant-"):
+            continue
+        cells = scores[(student, assignment)]
+        if function in what:
+            lost_own = [c for c in own if cells[c][0] < cells[c][1]]
+            assert lost_own, f"{assignment}.{function}: mutant {what[function]!r} loses no point ({student})"
+        else:  # not mutated here: its tests keep full marks whatever the other mutants do
+            lost = {c: cells[c] for c in own if cells[c][0] < cells[c][1]}
+            assert not lost, (f"{assignment}.{function} is correct in {student} but loses {lost} "
+                              f"(mutants there: {what})")
