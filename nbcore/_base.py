@@ -217,16 +217,17 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if first_call:
             if classes is None:
                 raise ValueError(
-                    "classes must be passed at the first call of partial_fit "
-                    "(every label that can appear, e.g. np.unique(y_all))."
+                    "classes must be passed on the first call to partial_fit. "
+                    "Pass every label that can appear, e.g. np.unique(y_all)."
                 )
             classes = np.unique(classes)
         elif classes is not None and not np.array_equal(
             np.unique(classes), self.classes_
         ):
             raise ValueError(
-                f"classes={np.asarray(classes).tolist()} differs from the classes "
-                f"of the first call, {self.classes_.tolist()}."
+                f"`classes={np.asarray(classes).tolist()}` is not the same as on "
+                f"last call to partial_fit, was: {self.classes_.tolist()}; pass the "
+                "classes of the first call, or None."
             )
         X, y = self._validate_X(X, y, reset=first_call, training=True)
         _check_targets(y)
@@ -325,7 +326,7 @@ class _BaseDiscreteNB(_BaseNB):
     _accept_sparse = True
 
     def _update_parameters(self):
-        alpha = check_alpha(self.alpha, self.n_features_in_)
+        alpha = check_alpha(self.alpha, self.n_features_in_, self.force_alpha)
         self._update_feature_log_prob(alpha)
         if self.class_prior is None and not self.fit_prior:
             n_classes = len(self.classes_)
