@@ -327,7 +327,8 @@ class GaussianNB(_BaseNB):
         self.class_count_ = self._class_weight.astype(dtype)
 
     def _joint_log_likelihood(self, X):
-        jll = _quadratic_jll(X, *self._parameters64, self._reference)
+        return _quadratic_jll(X, *self._parameters64, self._reference)
+
+    def _output_dtype(self, X):
         # float32 only when both the fit and X are float32, as in scikit-learn.
-        dtype = np.result_type(self._fit_dtype, X.dtype)
-        return jll if dtype == np.float64 else jll.astype(dtype)
+        return np.result_type(self._fit_dtype, X.dtype)
