@@ -1,4 +1,4 @@
-"""scikit-learn's own naive Bayes test file passes against nbcore (about 20 s).
+"""scikit-learn's own naive Bayes test file passes against nbcore (25-50 s).
 
 The file is copied from the installed scikit-learn, its imports rewritten to
 nbcore by ``tests.nbcore.sklearn_suite.SUBSTITUTIONS``, and run by pytest in
