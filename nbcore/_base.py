@@ -144,6 +144,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Model-specific checks of validated X (e.g. non-negative counts)."""
         return X
 
+    def _output_dtype(self, X):
+        """dtype of the predictions for validated X; they are computed in float64."""
+        return np.float64
+
     # --- validation
     def _validate_X(self, X, y=None, reset=False, training=False):
         check_missing_option(self.missing)
@@ -217,16 +221,17 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if first_call:
             if classes is None:
                 raise ValueError(
-                    "classes must be passed at the first call of partial_fit "
-                    "(every label that can appear, e.g. np.unique(y_all))."
+                    "classes must be passed on the first call to partial_fit. "
+                    "Pass every label that can appear, e.g. np.unique(y_all)."
                 )
             classes = np.unique(classes)
         elif classes is not None and not np.array_equal(
             np.unique(classes), self.classes_
         ):
             raise ValueError(
-                f"classes={np.asarray(classes).tolist()} differs from the classes "
-                f"of the first call, {self.classes_.tolist()}."
+                f"`classes={np.asarray(classes).tolist()}` is not the same as on "
+                f"last call to partial_fit, was: {self.classes_.tolist()}; pass the "
+                "classes of the first call, or None."
             )
         X, y = self._validate_X(X, y, reset=first_call, training=True)
         _check_targets(y)
@@ -264,8 +269,14 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         jll : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        jll, dtype = self._float64_jll(X)
+        return jll.astype(dtype, copy=False)
+
+    def _float64_jll(self, X):
+        """The joint log-likelihood in float64, and the dtype to return."""
         check_is_fitted(self)
-        return self._joint_log_likelihood(self._validate_X(X))
+        X = self._validate_X(X)
+        return self._joint_log_likelihood(X), self._output_dtype(X)
 
     def predict_log_proba(self, X):
         """Log posterior probabilities ``log P(c|x)``, normalised with logsumexp.
@@ -278,7 +289,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
         """
-        return log_normalize(self.predict_joint_log_proba(X))
+        jll, dtype = self._float64_jll(X)
+        return log_normalize(jll).astype(dtype, copy=False)
 
     def predict_proba(self, X):
         """Posterior probabilities ``P(c|x)``; each row sums to one.
@@ -291,12 +303,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        jll = self.predict_joint_log_proba(X)
+        jll, dtype = self._float64_jll(X)
         # One exp instead of exp(log_normalize(jll)): shift by the row maximum.
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.exp(np.subtract(jll, row_max(jll), out=jll), out=jll)
             proba /= row_sum(proba)
-        return proba
+        return proba.astype(dtype, copy=False)
 
     def predict(self, X):
         """The class of maximum posterior probability (the MAP class).
@@ -309,7 +321,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        jll = self.predict_joint_log_proba(X)  # checks first that we are fitted
+        jll, _ = self._float64_jll(X)  # checks first that we are fitted
         return self.classes_[np.argmax(jll, axis=1)]
 
     def __sklearn_tags__(self):
@@ -325,7 +337,7 @@ class _BaseDiscreteNB(_BaseNB):
     _accept_sparse = True
 
     def _update_parameters(self):
-        alpha = check_alpha(self.alpha, self.n_features_in_)
+        alpha = check_alpha(self.alpha, self.n_features_in_, self.force_alpha)
         self._update_feature_log_prob(alpha)
         if self.class_prior is None and not self.fit_prior:
             n_classes = len(self.classes_)

@@ -4,6 +4,7 @@ Every check raises a ``ValueError`` whose message says what to change.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,8 +74,8 @@ def check_non_negative(X, estimator_name):
     values = stored_values(X)
     if values.size and (values < 0).any():  # NaN < 0 is False: NaN is ignored
         raise ValueError(
-            f"Negative values in data passed to {estimator_name}: it models "
-            "counts, which must be >= 0."
+            f"Negative values in data passed to {estimator_name} (input X): it "
+            "models counts, which must be >= 0."
         )
 
 
@@ -106,10 +107,11 @@ def unique_labels(y):
 
 
 def _unknown_labels(labels, classes):
+    # scikit-learn's sentence first: user code may match on it.
     return ValueError(
-        f"Label(s) {np.unique(labels).tolist()} in y are not in classes "
-        f"{classes.tolist()}; pass every label in classes (at the first "
-        "call of partial_fit)."
+        f"The target label(s) {np.unique(labels).tolist()} in y do not exist in "
+        f"the initial classes {classes.tolist()}: every label of y must be in "
+        "classes (pass all of them at the first call of partial_fit)."
     )
 
 
@@ -176,22 +178,54 @@ def weighted_one_hot(class_index, n_classes, weights):
     return Y
 
 
-def check_alpha(alpha, n_features):
-    """``alpha`` as a float or a float64 array of shape (n_features,), >= 0."""
+# scikit-learn's smallest alpha when force_alpha=False.
+ALPHA_MIN = 1e-10
+
+
+def check_force_alpha(force_alpha):
+    """``force_alpha`` as a bool; anything but True or False is refused."""
+    if not isinstance(force_alpha, (bool, np.bool_)):
+        raise ValueError(
+            f"force_alpha must be True or False, got {force_alpha!r}: True uses "
+            "alpha as given (alpha=0 is the maximum likelihood estimate), False "
+            f"raises an alpha below {ALPHA_MIN:.0e} to {ALPHA_MIN:.0e}."
+        )
+    return bool(force_alpha)
+
+
+def check_alpha(alpha, n_features, force_alpha=True):
+    """``alpha`` as a float or a float64 array of shape (n_features,), >= 0.
+
+    With ``force_alpha=False``, as in scikit-learn, values below ``ALPHA_MIN``
+    are raised to it with a UserWarning.
+    """
+    force_alpha = check_force_alpha(force_alpha)
     if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
         alpha_array = np.float64(alpha)
     else:
         alpha_array = np.asarray(alpha, dtype=np.float64)
         if alpha_array.shape != (n_features,):
+            # scikit-learn's sentence (its typo included) first: user code may match on it.
             raise ValueError(
+                "When alpha is an array, it should contains `n_features` elements: "
                 "alpha must be a number or an array of shape "
                 f"(n_features,) = ({n_features},), got shape {alpha_array.shape}."
             )
     if not np.all(np.isfinite(alpha_array)) or np.any(alpha_array < 0):
         raise ValueError(
-            "alpha must be >= 0 (alpha=0 is the maximum likelihood estimate, "
+            "All values in alpha must be greater than 0. (0 itself is allowed: "
+            "alpha must be >= 0; alpha=0 is the maximum likelihood estimate, "
             f"alpha=1 Laplace smoothing), got {alpha!r}."
         )
+    if not force_alpha and np.min(alpha_array) < ALPHA_MIN:
+        warnings.warn(
+            f"alpha too small will result in numeric errors, setting alpha = "
+            f"{ALPHA_MIN:.1e}. Use `force_alpha=True` to keep alpha unchanged "
+            "(alpha=0 gives the maximum likelihood estimate).",
+            UserWarning,
+            stacklevel=5,
+        )
+        alpha_array = np.maximum(alpha_array, ALPHA_MIN)
     return alpha_array if alpha_array.ndim else float(alpha_array)
 
 
@@ -200,14 +234,18 @@ def check_prior(prior, n_classes, name):
     prior = np.asarray(prior, dtype=np.float64)
     if prior.shape != (n_classes,):
         raise ValueError(
-            f"{name} must have one probability per class: expected shape "
-            f"({n_classes},), got {prior.shape}."
+            f"Number of priors must match number of classes: {name} must have "
+            f"one probability per class, expected shape ({n_classes},), got "
+            f"{prior.shape}."
         )
     if np.any(prior < 0) or not np.isfinite(prior).all():
-        raise ValueError(f"{name} must hold probabilities >= 0, got {prior}.")
+        raise ValueError(
+            f"Priors must be non-negative: {name} must hold probabilities >= 0, "
+            f"got {prior}."
+        )
     if not np.isclose(prior.sum(), 1.0):
         raise ValueError(
-            f"{name} must sum to 1, but it sums to {prior.sum():.6g}; divide it "
-            "by its sum."
+            f"The sum of the priors should be 1: {name} must sum to 1, but it "
+            f"sums to {prior.sum():.6g}; divide it by its sum."
         )
     return prior

@@ -117,8 +117,9 @@ class BernoulliNB(_BaseDiscreteNB):
     alpha : float or array-like of shape (n_features,), default=1.0
         Additive smoothing: ``(n_docs_cj + alpha) / (n_docs_c + 2 alpha)``.
     force_alpha : bool, default=True
-        Kept for compatibility with scikit-learn. nbcore never clips alpha:
-        ``alpha=0`` is the MLE (``log 0 = -inf`` silently).
+        True uses alpha as given: ``alpha=0`` is the MLE (``log 0 = -inf``
+        silently). False, as in scikit-learn, raises any alpha below 1e-10 to
+        1e-10 with a UserWarning.
     binarize : float or None, default=0.0
         Threshold: values > binarize become 1, the others 0. None: X is
         already binary.

@@ -13,38 +13,48 @@ __all__ = ["categorical_feature_log_prob", "categorical_jll", "CategoricalNB"]
 MISSING_CODE = -1
 
 
-def _codes(X, name="X"):
-    """Integer codes of X (float or integer); NaN becomes MISSING_CODE."""
+def _codes(X, name="X", receiver="CategoricalNB"):
+    """Integer codes of X (float or integer); NaN becomes MISSING_CODE.
+
+    A fraction is refused (scikit-learn truncates it); ``receiver`` names the
+    estimator or function in the messages.
+    """
     if X.dtype.kind in "iu":
         codes = X.astype(np.int64, copy=False)
         if codes.size and codes.min() < 0:
-            raise _negative_codes(name)
+            raise _negative_codes(name, receiver)
         return codes
     is_nan = np.isnan(X)
     has_nan = bool(is_nan.any())
     filled = np.where(is_nan, 0.0, X) if has_nan else X
     if filled.size and filled.min() < 0:
-        raise _negative_codes(name)
+        raise _negative_codes(name, receiver)
     codes = filled.astype(np.int64)
     if (codes != filled).any():  # a fraction (or a value beyond int64)
         raise ValueError(
             f"{name} must hold integer category codes 0, 1, 2, ... (encode "
-            "categories with sklearn.preprocessing.OrdinalEncoder)."
+            "categories with sklearn.preprocessing.OrdinalEncoder); "
+            f"{receiver} does not truncate fractions as scikit-learn does."
         )
     if has_nan:
         codes[is_nan] = MISSING_CODE
     return codes
 
 
-def _negative_codes(name):
+def _negative_codes(name, receiver):
+    # scikit-learn's sentence first: user code may match on it.
     return ValueError(
-        f"Negative values in data passed as {name}: category codes are "
-        "0, 1, 2, ... (encode categories with sklearn.preprocessing.OrdinalEncoder)."
+        f"Negative values in data passed to {receiver} (input {name}): category "
+        "codes are 0, 1, 2, ... (encode categories with "
+        "sklearn.preprocessing.OrdinalEncoder)."
     )
 
 
-def _n_categories(codes, n_categories):
-    """K_j per feature: the largest code + 1, raised to ``n_categories``."""
+def _n_categories(codes, n_categories, parameter="n_categories"):
+    """K_j per feature: the largest code + 1, raised to ``n_categories``.
+
+    ``parameter`` names the argument in the messages.
+    """
     seen = codes.max(axis=0, initial=MISSING_CODE) + 1
     if n_categories is None:
         return seen
@@ -55,13 +65,25 @@ def _n_categories(codes, n_categories):
         if wanted.shape != (codes.shape[1],) or not np.issubdtype(
             wanted.dtype, np.integer
         ):
+            # scikit-learn's sentence first: user code may match on it.
             raise ValueError(
-                "n_categories / min_categories must be an int or an integer array "
-                f"of shape (n_features,) = ({codes.shape[1]},), got {n_categories!r}."
+                f"'{parameter}' should have shape ({codes.shape[1]},) when an "
+                f"array-like is provided: {parameter} must be an int or an integer "
+                f"array of shape (n_features,) = ({codes.shape[1]},), got "
+                f"{n_categories!r}."
             )
     if (wanted < 1).any():
-        raise ValueError("n_categories / min_categories must be >= 1.")
+        raise ValueError(f"{parameter} must be >= 1.")
     return np.maximum(seen, wanted).astype(np.int64)
+
+
+def _weighted_rows(codes, class_index, weights):
+    """The rows of positive weight: a row of weight 0 counts nothing and, as
+    if it were removed, does not widen ``K_j`` either."""
+    kept = weights > 0
+    if kept.all():
+        return codes, class_index, weights
+    return codes[kept], class_index[kept], weights[kept]
 
 
 def _category_counts(codes, class_index, weights, n_classes, n_categories):
@@ -133,7 +155,8 @@ def categorical_feature_log_prob(
     X, class_index, weights, n_classes = functional_inputs(
         X, y, classes, sample_weight, accept_sparse=False
     )
-    codes = _codes(X)
+    codes = _codes(X, receiver="categorical_feature_log_prob")
+    codes, class_index, weights = _weighted_rows(codes, class_index, weights)
     sizes = _n_categories(codes, n_categories)
     counts = _category_counts(codes, class_index, weights, n_classes, sizes)
     return _smoothed_log_prob(_split(counts, sizes), check_alpha(alpha, X.shape[1]))
@@ -184,7 +207,7 @@ def categorical_jll(X, class_log_prior, feature_log_prob):
     >>> np.exp(categorical_jll([[1]], np.log([0.5, 0.5]), log_prob))
     array([[0.25, 0.05]])
     """
-    codes = _codes(as_2d_float(X, accept_sparse=False))
+    codes = _codes(as_2d_float(X, accept_sparse=False), receiver="categorical_jll")
     if codes.shape[1] != len(feature_log_prob):
         raise ValueError(
             f"X has {codes.shape[1]} features but feature_log_prob has "
@@ -212,8 +235,9 @@ class CategoricalNB(_BaseDiscreteNB):
     alpha : float or array-like of shape (n_features,), default=1.0
         Additive smoothing; 0 gives the maximum likelihood estimate.
     force_alpha : bool, default=True
-        Kept for compatibility with scikit-learn. nbcore never clips alpha:
-        ``alpha=0`` is the MLE (``log 0 = -inf`` silently).
+        True uses alpha as given: ``alpha=0`` is the MLE (``log 0 = -inf``
+        silently). False, as in scikit-learn, raises any alpha below 1e-10 to
+        1e-10 with a UserWarning.
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), default=None
     min_categories : int or array-like of shape (n_features,), default=None
@@ -235,6 +259,16 @@ class CategoricalNB(_BaseDiscreteNB):
 
     Notes
     -----
+    X must hold integer category codes ``0, 1, 2, ...`` (integer dtype, or
+    floats with whole values; NaN is a missing value when ``missing="skip"``).
+    A negative or fractional value raises a ValueError: scikit-learn silently
+    truncates a fraction (1.7 becomes category 1), which hides continuous
+    features passed by mistake. Encode raw categories with
+    ``sklearn.preprocessing.OrdinalEncoder``, bin continuous ones with
+    ``KBinsDiscretizer(encode="ordinal")``.
+
+    A row of weight 0 changes nothing: it does not widen ``n_categories_``.
+
     A category code ``k >= K_j`` never seen at fit gets, instead of
     scikit-learn's IndexError, the smoothed probability of a zero count,
     ``alpha / (N_cj + alpha K_j)`` (0 when alpha=0).
@@ -271,7 +305,10 @@ class CategoricalNB(_BaseDiscreteNB):
         self.category_count_ = [np.zeros((n_classes, 0)) for _ in range(n_features)]
 
     def _count(self, codes, class_index, weights):
-        sizes = np.maximum(_n_categories(codes, self.min_categories), self.n_categories_)
+        codes, class_index, weights = _weighted_rows(codes, class_index, weights)
+        sizes = np.maximum(
+            _n_categories(codes, self.min_categories, "min_categories"), self.n_categories_
+        )
         counts = _category_counts(codes, class_index, weights, len(self.classes_), sizes)
         for j, batch in enumerate(_split(counts, sizes)):
             old = self.category_count_[j]

@@ -238,7 +238,12 @@ class GaussianNB(_BaseNB):
     after batch it therefore gives ``fit`` on all the data, ``epsilon_``
     included; scikit-learn recomputes ``epsilon_`` from each batch alone
     (its issue #14054). As in scikit-learn, ``epsilon_`` uses the unweighted
-    variance of X.
+    variance of X, of its rows of positive weight: a row of weight 0 changes
+    nothing, as if it were removed.
+
+    As in scikit-learn, float32 X gives float32 fitted attributes and
+    predictions (computed in float64, then rounded); any other X is
+    converted to float64.
 
     Examples
     --------
@@ -247,6 +252,9 @@ class GaussianNB(_BaseNB):
     >>> model.predict([[-0.8, -1]])
     array([1])
     """
+
+    # float32 is kept (as in scikit-learn); any other dtype becomes float64.
+    _input_dtypes = (np.float64, np.float32)
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, missing="error"):
         self.priors = priors
@@ -257,37 +265,46 @@ class GaussianNB(_BaseNB):
         if not np.isscalar(self.var_smoothing) or not self.var_smoothing >= 0:
             raise ValueError(f"var_smoothing must be >= 0, got {self.var_smoothing!r}.")
         self.class_count_ = np.zeros(n_classes)
+        # The float64 class weights; class_count_ is their copy in the fit dtype.
+        self._class_weight = np.zeros(n_classes)
+        self._fit_dtype = None  # X's dtype at the first call
         zeros = np.zeros((n_classes, n_features))
         self._class_moments = (zeros, zeros.copy(), zeros.copy())
         self._all_moments = (np.zeros(n_features), np.zeros(n_features), np.zeros(n_features))
 
     def _count(self, X, class_index, weights):
+        if self._fit_dtype is None:
+            self._fit_dtype = X.dtype
         n_classes = len(self.classes_)
+        self._class_weight += np.bincount(class_index, weights=weights, minlength=n_classes)
         batch = _moments(X, class_index, weights, n_classes)
         self._class_moments = _merge(*self._class_moments, *batch)
         # Unweighted moments of all samples, for epsilon_: without weights,
-        # merge the classes' moments; otherwise one pass with unit weights.
+        # merge the classes' moments; otherwise one pass with unit weights
+        # (0 for a row of weight 0: it changes nothing, as if removed).
         if not np.all(weights == 1.0):
-            ones = np.ones(X.shape[0])
-            batch = _moments(X, np.zeros(X.shape[0], dtype=np.int64), ones, 1)
+            unit = (weights > 0).astype(np.float64)
+            batch = _moments(X, np.zeros(X.shape[0], dtype=np.int64), unit, 1)
         for n, theta, m2 in zip(*batch):
             self._all_moments = _merge(*self._all_moments, n, theta, m2)
+
+    def _variance(self, n, m2):
+        """MLE variance per (class, feature), 0 without data, from the moments."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, m2 / n, 0.0)
 
     def _update_parameters(self):
         n, theta, m2 = self._class_moments
         n_all, _, m2_all = self._all_moments
         with np.errstate(invalid="ignore", divide="ignore"):
             overall_var = np.where(n_all > 0, m2_all / n_all, 0.0)
-            var = np.where(n > 0, m2 / n, 0.0)
-        self.epsilon_ = float(self.var_smoothing * overall_var.max(initial=0.0))
-        self.theta_ = theta.copy()
-        self.var_ = var + self.epsilon_
+        epsilon = float(self.var_smoothing * overall_var.max(initial=0.0))
+        var = self._variance(n, m2) + epsilon
         if self.priors is not None:
-            self.class_prior_ = check_prior(self.priors, len(self.classes_), "priors")
+            class_prior = check_prior(self.priors, len(self.classes_), "priors")
         else:
-            self.class_prior_ = self.class_count_ / self.class_count_.sum()
-        self.class_log_prior_ = safe_log(self.class_prior_)
-        zero = self.var_ <= 0
+            class_prior = self._class_weight / self._class_weight.sum()
+        zero = var <= 0
         if zero.any():
             c, j = np.argwhere(zero)[0]
             raise ValueError(
@@ -296,8 +313,22 @@ class GaussianNB(_BaseNB):
                 f"var_smoothing={self.var_smoothing}; "
                 "set var_smoothing > 0 (the default is 1e-9)."
             )
+        class_log_prior = safe_log(class_prior)
+        # Predictions use the float64 parameters, whatever the fit dtype.
+        self._parameters64 = (class_log_prior, theta, var)
         # Centre on the overall mean at predict time: less cancellation.
         self._reference = self._all_moments[1].copy()
+        dtype = self._fit_dtype if self._fit_dtype == np.float32 else np.float64
+        self.epsilon_ = epsilon if dtype == np.float64 else dtype.type(epsilon)
+        self.theta_ = theta.astype(dtype)  # a copy: theta is updated in place
+        self.var_ = var.astype(dtype, copy=False)
+        self.class_prior_ = class_prior.astype(dtype, copy=False)
+        self.class_log_prior_ = class_log_prior.astype(dtype, copy=False)
+        self.class_count_ = self._class_weight.astype(dtype)
 
     def _joint_log_likelihood(self, X):
-        return _quadratic_jll(X, self.class_log_prior_, self.theta_, self.var_, self._reference)
+        return _quadratic_jll(X, *self._parameters64, self._reference)
+
+    def _output_dtype(self, X):
+        # float32 only when both the fit and X are float32, as in scikit-learn.
+        return np.result_type(self._fit_dtype, X.dtype)

@@ -378,15 +378,13 @@ class SharedVarianceGaussianNB(GaussianNB):
     True
     """
 
-    def _update_parameters(self):
-        super()._update_parameters()
+    def _variance(self, n, m2):
         # per-class observed weight n and squared deviations m2, as kept by
         # GaussianNB for exact partial_fit: pool them over the classes
-        n, _, m2 = self._class_moments
         n_all = n.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             pooled = np.where(n_all > 0, m2.sum(axis=0) / n_all, 0.0)
-        self.var_ = np.tile(pooled + self.epsilon_, (len(self.classes_), 1))
+        return np.tile(pooled, (n.shape[0], 1))
 
 
 def sigmoid(z):

@@ -90,10 +90,10 @@ class MultinomialNB(_BaseDiscreteNB):
         Additive (Laplace/Lidstone) smoothing; 0 gives the maximum likelihood
         estimate.
     force_alpha : bool, default=True
-        Kept for compatibility with scikit-learn. nbcore never clips alpha:
-        ``alpha=0`` is the MLE, a word unseen in a class gets ``log 0 = -inf``
-        silently, and a document containing it gets probability 0 for that
-        class (scikit-learn clips alpha to 1e-10 when ``force_alpha=False``).
+        True uses alpha as given: ``alpha=0`` is the MLE, a word unseen in a
+        class gets ``log 0 = -inf`` silently, and a document containing it
+        gets probability 0 for that class. False, as in scikit-learn, raises
+        any alpha below 1e-10 to 1e-10 with a UserWarning.
     fit_prior : bool, default=True
         Learn the class priors; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None

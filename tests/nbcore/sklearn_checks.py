@@ -9,17 +9,23 @@ def estimator_checks(estimators, expected_failed_checks=lambda estimator: {}):
 
     The array-API checks are left out: nbcore computes with NumPy only and does
     not claim array-API support (scikit-learn skips them unless SCIPY_ARRAY_API
-    is set, and a skipped check proves nothing). Expected failures, each with
-    its reason, are marked xfail by scikit-learn.
+    is set, and a skipped check proves nothing). An expected failure, given
+    with its reason by ``expected_failed_checks(estimator)`` (check name ->
+    reason), is a strict xfail: the test fails if the check passes, so a
+    fixed difference cannot hide behind a stale entry.
     """
     for estimator in estimators:
-        generator = estimator_checks_generator(
-            estimator, legacy=True, mark="xfail",
-            expected_failed_checks=expected_failed_checks(estimator),
-        )
-        for item in generator:
-            # Expected failures come back as pytest.param(..., marks=xfail).
-            (est, check), marks = (item.values, item.marks) if hasattr(item, "marks") else (item, ())
+        expected = dict(expected_failed_checks(estimator))
+        for est, check in estimator_checks_generator(estimator, legacy=True, mark=None):
             name = getattr(check, "func", check).__name__
-            if "array_api" not in name:
-                yield pytest.param(est, check, marks=marks, id=f"{type(est).__name__}-{name}")
+            if "array_api" in name:
+                continue
+            marks = ()
+            if name in expected:
+                marks = pytest.mark.xfail(strict=True, reason=expected.pop(name))
+            yield pytest.param(est, check, marks=marks, id=f"{type(est).__name__}-{name}")
+        if expected:
+            raise ValueError(
+                f"expected failures of {type(estimator).__name__} that are not "
+                f"among its checks: {sorted(expected)}"
+            )

@@ -1,5 +1,7 @@
 """Bad input raises a ValueError that names the problem (about 2 s)."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,7 +18,7 @@ def model(name, **params):
 
 
 def test_negative_counts_for_multinomial():
-    with pytest.raises(ValueError, match="Negative values in data passed to MultinomialNB"):
+    with pytest.raises(ValueError, match=re.escape("Negative values in data passed to MultinomialNB (input X)")):
         model("MultinomialNB").fit([[1, -1], [0, 2]], [0, 1])
     fitted = model("MultinomialNB").fit(X, Y)
     with pytest.raises(ValueError, match="Negative values"):
@@ -78,7 +80,7 @@ def test_functional_inputs_are_checked():
         nbcore.multinomial_feature_log_prob([1, 2, 3], [0, 1, 0], [0, 1])
     with pytest.raises(ValueError, match="different numbers of samples"):
         nbcore.bernoulli_feature_log_prob(X, [0, 1], [0, 1])
-    with pytest.raises(ValueError, match=r"Label\(s\) \[7\]"):
+    with pytest.raises(ValueError, match=r"The target label\(s\) \[7\] in y do not exist in the initial classes"):
         nbcore.gaussian_mean_var(X, [0, 0, 1, 7], [0, 1])
     with pytest.raises(ValueError, match="var must be > 0"):
         nbcore.gaussian_jll(X, [0.0], [[0, 0, 0]], [[1, 0, 1]])
@@ -111,11 +113,11 @@ def test_priors_must_sum_to_one_and_match_the_classes(name, parameter):
 
 @pytest.mark.parametrize("name", ["CategoricalNB", "MultinomialNB", "BernoulliNB"])
 def test_negative_alpha(name):
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0.*alpha must be >= 0"):
         model(name, alpha=-0.5).fit(X, Y)
-    with pytest.raises(ValueError, match=r"alpha must be a number or an array of shape"):
+    with pytest.raises(ValueError, match=r"it should contains `n_features` elements: alpha must be a number or an array of shape"):
         model(name, alpha=[1.0, 2.0]).fit(X, Y)
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0.*alpha must be >= 0"):
         model(name, alpha=[1.0, -2.0, 1.0]).fit(X, Y)
 
 
@@ -127,7 +129,7 @@ def test_predict_before_fit(name):
 
 
 def test_categorical_codes_must_be_non_negative_integers():
-    with pytest.raises(ValueError, match="Negative values in data"):
+    with pytest.raises(ValueError, match=re.escape("Negative values in data passed to CategoricalNB (input X)")):
         model("CategoricalNB").fit([[0], [-1]], [0, 1])
     with pytest.raises(ValueError, match="integer category codes"):
         model("CategoricalNB").fit([[0.5], [1]], [0, 1])
@@ -136,10 +138,10 @@ def test_categorical_codes_must_be_non_negative_integers():
 
 
 def test_partial_fit_needs_classes_first_and_the_same_classes_after():
-    with pytest.raises(ValueError, match="classes must be passed at the first call"):
+    with pytest.raises(ValueError, match="classes must be passed on the first call to partial_fit"):
         model("GaussianNB").partial_fit(X, Y)
     fitted = model("MultinomialNB").partial_fit(X, Y, classes=[0, 1])
-    with pytest.raises(ValueError, match="differs from the classes of the first call"):
+    with pytest.raises(ValueError, match="is not the same as on last call to partial_fit, was: \\[0, 1\\]"):
         fitted.partial_fit(X, Y, classes=[0, 1, 2])
 
 

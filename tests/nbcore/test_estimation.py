@@ -219,7 +219,7 @@ def test_unseen_category_gets_the_smoothed_zero_count_probability():
 
 def test_partial_fit_rejects_labels_outside_classes():
     model = nbcore.MultinomialNB().partial_fit([[1, 2]], [0], classes=[0, 1])
-    with pytest.raises(ValueError, match=r"Label\(s\) \[2\] in y are not in classes"):
+    with pytest.raises(ValueError, match=r"label\(s\) \[2\] in y do not exist in the initial classes"):
         model.partial_fit([[1, 0]], [2])
 
 

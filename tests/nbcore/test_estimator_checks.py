@@ -8,15 +8,25 @@ from nbcore import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 ESTIMATORS = [BernoulliNB(), CategoricalNB(), GaussianNB(), MultinomialNB()]
 
-# Deliberate differences from scikit-learn, each with its reason.
-_NON_INTEGER_CODES = (
-    "CategoricalNB rejects non-integer category codes with a ValueError; "
-    "scikit-learn silently truncates them (1.7 becomes category 1)."
+# Deliberate differences from scikit-learn, each with its reason; strict
+# xfails: a check that starts passing fails the test.
+_FRACTIONAL_X = (
+    "its X is uniform in [0, 1): CategoricalNB refuses non-integer category "
+    "codes with a ValueError (see its Notes); scikit-learn silently truncates "
+    "them all to category 0."
 )
 DELIBERATE_DIFFERENCES = {
     "CategoricalNB": {
-        "check_sample_weight_equivalence_on_dense_data": _NON_INTEGER_CODES,
-        "check_classifiers_one_label_sample_weights": _NON_INTEGER_CODES,
+        "check_sample_weight_equivalence_on_dense_data": (
+            _FRACTIONAL_X + " The property it checks (weight 0 = row removed, "
+            "weight k = row repeated k times) is tested on integer codes in "
+            "test_sample_weights.py."
+        ),
+        "check_classifiers_one_label_sample_weights": (
+            _FRACTIONAL_X + " Fitted on integer codes with the other class's "
+            "weights 0, CategoricalNB predicts the remaining class "
+            "(test_sample_weights.py)."
+        ),
     },
 }
 

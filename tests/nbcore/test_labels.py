@@ -43,5 +43,5 @@ def test_other_labels_take_the_sorting_path(y):
     (np.array(["a", "z"]), np.array(["a", "b"])),
 ])
 def test_unknown_labels_are_named(y, classes):
-    with pytest.raises(ValueError, match=r"Label\(s\) \[.*\] in y are not in classes"):
+    with pytest.raises(ValueError, match=r"label\(s\) \[.*\] in y do not exist in the initial classes"):
         encode_labels(y, classes)
