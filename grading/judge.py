@@ -173,7 +173,8 @@ class Channel:
 
 
 def _copy_back(args, kwargs, after):
-    """Write the arrays a student's function changed in place into the judge's arguments."""
+    """Write the arrays, lists and dicts a student's function changed in place into the
+    judge's arguments, as if it had run in this process."""
     import numpy as np
 
     if not isinstance(after, dict):
@@ -183,6 +184,28 @@ def _copy_back(args, kwargs, after):
         if (isinstance(original, np.ndarray) and isinstance(new, np.ndarray) and original.flags.writeable
                 and original.shape == new.shape and original.dtype == new.dtype):
             np.copyto(original, new)
+        elif isinstance(original, list) and isinstance(new, list) and not _same(original, new):
+            original[:] = new
+        elif isinstance(original, dict) and isinstance(new, dict) and not _same(original, new):
+            original.clear()
+            original.update(new)
+
+
+def _same(old, new) -> bool:
+    """Equal content (arrays compared by value), so unchanged lists keep their own objects."""
+    import numpy as np
+
+    try:
+        if isinstance(old, np.ndarray) or isinstance(new, np.ndarray):
+            return (isinstance(old, np.ndarray) and isinstance(new, np.ndarray) and old.shape == new.shape
+                    and old.dtype == new.dtype and bool(np.array_equal(old, new, equal_nan=old.dtype.kind in "fc")))
+        if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
+            return type(old) is type(new) and len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new))
+        if isinstance(old, dict) and isinstance(new, dict):
+            return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
+        return type(old) is type(new) and bool(old == new)
+    except Exception:
+        return False
 
 
 # Modules a test cell may use through the notebook's own imports (``np`` from the setup

@@ -68,10 +68,10 @@ def _install(plain, user_ns):
             builtin = type(error).__module__ == "builtins"
             return send({"ok": False, "ename": type(error).__name__, "evalue": str(error)[:4000],
                          "builtin": builtin})
-        # Arrays the function changed in place go back, so the judge's copies change too.
+        # Arrays and lists the function changed in place go back, so the judge's change too.
         after = {}
         for key, value in [*enumerate(args), *kwargs.items()]:
-            if type(value).__name__ == "ndarray":
+            if type(value).__name__ in ("ndarray", "list", "dict"):
                 after[str(key)] = value
         try:
             encoded = plain.encode(result)

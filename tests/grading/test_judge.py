@@ -21,6 +21,10 @@ import pandas as pd
 def double_in_place(x):
     x *= 2
     return x
+def appends(items, table):
+    items.append("added")
+    table["new"] = 1
+    return len(items)
 def fails(x):
     raise ValueError(f"bad {x}")
 def custom_failure():
@@ -48,6 +52,7 @@ TESTS = {
     # arrays changed in place are copied back, so "changed its input" checks hold
     "copy_back": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
                  "print(r.tolist(), x.tolist(), answer)",
+    "list_copy_back": "docs = ['a b', 'c']\ntable = {}\nprint(appends(docs, table), docs, table)",
     # builtin exceptions keep their type (pytest.raises-style tests work)
     "builtin_exception": "try:\n    fails(3)\nexcept ValueError as error:\n    print('caught', error)",
     "uncaught": "fails(4)",
@@ -98,6 +103,7 @@ def test_status_is_ok(judged):
 
 @pytest.mark.parametrize("name, text, error", [
     ("copy_back", "[0.0, 2.0, 4.0] [0.0, 2.0, 4.0] 42\n", None),
+    ("list_copy_back", "3 ['a b', 'c', 'added'] {'new': 1}\n", None),
     ("builtin_exception", "caught bad 3\n", None),
     ("uncaught", "", ("ValueError", "bad 4")),
     ("custom_exception", "", ("Error", "custom_failure raised Oops: custom")),
