@@ -54,7 +54,7 @@ execute: $(STAMP)  ## re-execute every source notebook in place (commit the resu
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.record_timing=False course/source/*/*.ipynb
 
-release: $(STAMP)  ## build the student release and one zip per assignment
+release: $(STAMP)  ## build the student release, the student hand-out (kit wheel, environment files) and their zips
 	$(BIN)/nbg --course course release
 
 bench: $(STAMP)  ## run the benchmarks and write BENCHMARKS.md
