@@ -174,3 +174,13 @@ def test_the_answer_check_sees_a_leak(tmp_path):
     leaky.write_text("def helper():\n" + blocks[0])
     with pytest.raises(AssertionError, match="leaky.py contains"):
         assert_no_answers([leaky])
+
+
+def test_nbg_release_says_where_the_handout_is(tmp_path, capsys):
+    from grading.cli import main
+
+    fixtures.write_course(tmp_path)
+    assert main(["--course", str(tmp_path), "release"]) == 0
+    out = capsys.readouterr().out
+    assert f"{tmp_path.resolve() / 'release' / 'handout'}" in out
+    assert f"{tmp_path.resolve() / 'release_zips' / 'handout.zip'}" in out
