@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv sandbox test test-fast nbval demo execute release bench clean
+.PHONY: help venv sandbox browser test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +28,16 @@ sandbox:  ## install bubblewrap (the grading sandbox) if it is missing
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 
-test: $(STAMP) sandbox  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+# The browser test of the student hand-out drives JupyterLab in headless
+# Chromium; Debian's chromium and chromium-driver, installed like bubblewrap.
+browser:  ## install headless Chromium and its WebDriver (the hand-out's browser test) if missing
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "chromium and chromedriver are missing and apt-get is not available: install them with your package manager"; exit 1; fi; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+test: $(STAMP) sandbox browser  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
 	$(BIN)/pytest --durations=15
 	$(BIN)/pytest $(NBVAL)
 
@@ -45,7 +54,7 @@ execute: $(STAMP)  ## re-execute every source notebook in place (commit the resu
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.record_timing=False course/source/*/*.ipynb
 
-release: $(STAMP)  ## build the student release and one zip per assignment
+release: $(STAMP)  ## build the student release, the student hand-out (kit wheel, environment files) and their zips
 	$(BIN)/nbg --course course release
 
 bench: $(STAMP)  ## run the benchmarks and write BENCHMARKS.md

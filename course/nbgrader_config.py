@@ -17,3 +17,14 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # The machine grading a class is shared: allow a slow cell 120 s (default 30 s)
 # before nbgrader interrupts it and scores the rest of the notebook.
 c.Execute.timeout = 120
+
+# Feedback never shows the hidden tests, whichever way it is made. Stock
+# `nbgrader generate_feedback` (also the formgrader's "Generate Feedback"
+# button) renders the autograded notebook with its hidden tests' source
+# (nbgrader issue #917); these are the preprocessors `nbg feedback` runs
+# (grading/feedback.py): hidden-test regions are blanked as in the release,
+# tracebacks keep the failure message but no frame quoting a hidden test.
+from grading.feedback import feedback_preprocessors  # noqa: E402 -- the course's own package
+
+c.GenerateFeedback.preprocessors = feedback_preprocessors()
+c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading_log.jsonl")

@@ -18,7 +18,7 @@ import warnings
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS = {
-    "release": ("grading.release", "build the student release (nbgrader generate_assignment) and an LMS zip per assignment"),
+    "release": ("grading.release", "build the student release (nbgrader generate_assignment), the student hand-out (kit wheel, environment files) and LMS zips"),
     "collect": ("grading.collect", "bring submissions in from a folder or an LMS zip into submitted/"),
     "autograde": ("grading.autograde", "grade submissions in parallel, each notebook in its own kernel"),
     "validate": ("grading.validate", "check source notebooks pass their tests and release notebooks fail them"),

@@ -280,19 +280,26 @@ class GradingNotice(Preprocessor):
         return nb, resources
 
 
-def _feedback_config(course):
+def feedback_preprocessors() -> list:
+    """nbgrader's ``GenerateFeedback`` preprocessors with the hidden tests removed.
+
+    ``nbg feedback`` runs these, and the course's ``nbgrader_config.py`` sets
+    ``c.GenerateFeedback.preprocessors`` to them, so that stock ``nbgrader
+    generate_feedback`` and the formgrader's "Generate Feedback" button are
+    safe too.
+    """
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
+
+    return [GetGrades, HideHiddenTests, GradingNotice, CSSHTMLHeaderPreprocessor]
+
+
+def _feedback_config(course):
     from traitlets.config import Config
 
     config = Config()
     config.merge(course.config)
-    config.GenerateFeedback.preprocessors = [
-        GetGrades,
-        HideHiddenTests,
-        GradingNotice,
-        CSSHTMLHeaderPreprocessor,
-    ]
+    config.GenerateFeedback.preprocessors = feedback_preprocessors()
     config.GradingNotice.grading_log_path = str(course.grading_log_path)
     # Follow the course's own hidden-test delimiters if it changed them.
     clear = course.config.get("ClearHiddenTests", {})

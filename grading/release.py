@@ -1,10 +1,13 @@
-"""``nbg release``: the student version of each assignment, plus a zip for the LMS.
+"""``nbg release``: the student version of each assignment, the hand-out, and zips for the LMS.
 
 nbgrader's ``generate_assignment`` converter does the work (clears solutions
 and hidden tests, locks cells, records the source cells and checksums in the
 gradebook); this module runs it for one or all assignments, checks the
 release leaks no solution or hidden test, and zips each release folder
 reproducibly (sorted entries, fixed timestamps) into ``release_zips/``.
+It also writes the course's hand-out (:mod:`grading.handout`: the student
+kit as a wheel and the student environment files) to ``release/handout/``
+and ``release_zips/handout.zip``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from grading.course import Course
+from grading.handout import HANDOUT_DIRNAME, build_handout
 
 ZIP_DIRNAME = "release_zips"
 # Markers nbgrader removes; finding one in a release means something leaked.
@@ -72,14 +76,36 @@ def zip_release(release_dir: Path, zip_path: Path) -> Path:
     return zip_path
 
 
-def build_release(course, assignments=None) -> list[Path]:
+def released_assignments(course: Course) -> list[str]:
+    """Assignments with a release notebook in ``release/``, sorted (the hand-out is not one)."""
+    if not course.release_root.is_dir():
+        return []
+    return sorted(
+        path.name
+        for path in course.release_root.iterdir()
+        if path.is_dir() and path.name != HANDOUT_DIRNAME and any(path.glob("*.ipynb"))
+    )
+
+
+def handout_zip_path(course: Course) -> Path:
+    """``<root>/release_zips/handout.zip``: the hand-out for the LMS."""
+    return course.root / ZIP_DIRNAME / f"{HANDOUT_DIRNAME}.zip"
+
+
+def build_release(course, assignments=None, *, handout=True) -> list[Path]:
     """Release one, several or all assignments and zip each release.
+
+    With ``handout`` (the default) the course's hand-out is rebuilt too:
+    ``release/handout/`` (see :mod:`grading.handout`) and its zip
+    :func:`handout_zip_path`.
 
     Parameters
     ----------
     course : Course or path
     assignments : list of str, optional
         Default: every assignment in ``source/``.
+    handout : bool
+        Also write the hand-out (the student kit and environment files).
 
     Returns
     -------
@@ -95,11 +121,19 @@ def build_release(course, assignments=None) -> list[Path]:
     unknown = [a for a in assignments if a not in known]
     if unknown:
         raise ValueError(f"unknown assignment(s) {unknown}: {course.source_root} has {known}")
+    if HANDOUT_DIRNAME in assignments:
+        raise ValueError(
+            f"an assignment may not be called {HANDOUT_DIRNAME!r}: release/{HANDOUT_DIRNAME}/ "
+            "holds the students' hand-out; rename source/handout/"
+        )
     zips = []
     for assignment in assignments:
         release_dir = generate_assignment(course, assignment)
         check_no_leaks(release_dir)
         zips.append(zip_release(release_dir, course.root / ZIP_DIRNAME / f"{assignment}.zip"))
+    if handout:
+        handout_dir = build_handout(course.release_root, released_assignments(course))
+        zip_release(handout_dir, handout_zip_path(course))
     return zips
 
 
@@ -112,4 +146,6 @@ def run(args) -> int:
     for zip_path in build_release(course, args.assignments or None):
         assignment = zip_path.stem
         print(f"released {assignment}: {course.release_dir(assignment)}  (LMS zip: {zip_path})")
+    print(f"student hand-out (kit wheel, environment.yml, requirements.txt, README.md): "
+          f"{course.release_root / HANDOUT_DIRNAME}  (LMS zip: {handout_zip_path(course)})")
     return 0

@@ -1,0 +1,150 @@
+"""The real course's hand-out works for a student who has nothing else.
+
+``nbg release`` (``grading.release.build_release``) releases every assignment
+of a scratch copy of the course; a fresh virtual environment gets the
+hand-out's wheel (tests/student_env.py: the public libraries, no repository).
+There, for each assignment:
+
+* the release notebook with its solution cells filled from the source runs
+  in a kernel of that environment with every visible test passing;
+* the release as given stops at its first visible test with
+  ``NotImplementedError``.
+
+A notebook whose given cells or visible tests still import ``nbcore`` fails
+here: students do not have it.
+
+Runtime: the release (~30 s), then about 10 s per notebook on 2 cores.
+"""
+
+import json
+import shutil
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from grading.course import Course
+from grading.release import build_release
+from tests.handout_checks import assert_no_answers
+from tests.student_env import clean_env, make_student_venv, run_student_python, student_python
+
+from .conftest import COURSE_ROOT, is_autograded_test, nbgrader_meta, notebook_params
+
+CELL_TIMEOUT = 300
+KERNEL_NAME = "student"
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """A scratch copy of the course after ``nbg release`` of every assignment."""
+    root = tmp_path_factory.mktemp("handout-course") / "course"
+    root.mkdir()
+    shutil.copy(COURSE_ROOT / "nbgrader_config.py", root)
+    shutil.copytree(COURSE_ROOT / "source", root / "source",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    course = Course(root)
+    build_release(course)
+    return course
+
+
+@pytest.fixture(scope="module")
+def student_venv(released, tmp_path_factory):
+    (wheel,) = (released.release_root / "handout").glob("*.whl")
+    return make_student_venv(wheel, tmp_path_factory.mktemp("student") / "venv")
+
+
+@pytest.fixture(scope="module")
+def kernels_dir(student_venv, tmp_path_factory):
+    """A kernelspec folder with one kernel: the student environment's Python."""
+    folder = tmp_path_factory.mktemp("kernels")
+    spec = folder / KERNEL_NAME
+    spec.mkdir()
+    spec.joinpath("kernel.json").write_text(json.dumps({
+        "argv": [str(student_python(student_venv)), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (student hand-out)",
+        "language": "python",
+    }))
+    return folder
+
+
+def _execute(notebook, workdir, student_venv, kernels_dir):
+    """Run all cells in a kernel of the student's environment, in ``workdir``."""
+    manager = AsyncKernelManager(kernel_name=KERNEL_NAME,
+                                 kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels_dir)]))
+    client = NotebookClient(notebook, km=manager, timeout=CELL_TIMEOUT, kernel_name=KERNEL_NAME,
+                            resources={"metadata": {"path": str(workdir)}})
+    client.execute(env=clean_env(student_venv))
+
+
+def _release(released, path):
+    return nbformat.read(released.release_dir(path.parent.name) / path.name, as_version=4)
+
+
+def _filled(release, source):
+    """The release with each code solution cell replaced by the source's answer."""
+    answers = {nbgrader_meta(cell).get("grade_id"): cell.source for cell in source.cells}
+    for cell in release.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            cell.source = "\n".join(line for line in answers[nbgrader_meta(cell)["grade_id"]].splitlines()
+                                    if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+    return release
+
+
+def _errors(notebook):
+    return [(index, output) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+            for output in cell.get("outputs", []) if output.output_type == "error"]
+
+
+def _where(notebook, index):
+    return nbgrader_meta(notebook.cells[index]).get("grade_id") or f"cell {index}"
+
+
+@pytest.mark.slow
+def test_nbcore_is_not_importable_in_the_student_environment(student_venv, tmp_path):
+    run = run_student_python(student_venv, "import nbkit.testing\nimport nbcore", cwd=tmp_path)
+    assert run.returncode == 1
+    assert "ModuleNotFoundError: No module named 'nbcore'" in run.stderr, run.stderr
+
+
+@pytest.mark.slow
+def test_handout_and_releases_hold_no_answers(released):
+    files = sorted(p for p in released.release_root.rglob("*") if p.is_file())
+    files += sorted((released.root / "release_zips").glob("*.zip"))
+    assert len([p for p in files if p.suffix == ".ipynb"]) == len(notebook_params())
+    assert_no_answers(files)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", notebook_params())
+def test_filled_release_passes_its_visible_tests_with_the_handout_alone(
+        released, student_venv, kernels_dir, path, tmp_path):
+    notebook = _filled(_release(released, path), nbformat.read(path, as_version=4))
+    try:
+        _execute(notebook, tmp_path, student_venv, kernels_dir)
+    except CellExecutionError as error:
+        index, output = _errors(notebook)[0]
+        pytest.fail(f"{path.name}: {_where(notebook, index)} failed in the student's environment: "
+                    f"{output.ename}: {output.evalue}\n{str(error)[-1500:]}")
+    tests = [cell for cell in notebook.cells if is_autograded_test(cell)]
+    assert tests and all(cell.execution_count for cell in tests)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", notebook_params())
+def test_release_as_given_stops_at_the_first_visible_test(
+        released, student_venv, kernels_dir, path, tmp_path):
+    notebook = _release(released, path)
+    with pytest.raises(CellExecutionError):
+        _execute(notebook, tmp_path, student_venv, kernels_dir)
+    first_test = next(i for i, cell in enumerate(notebook.cells) if is_autograded_test(cell))
+    errors = _errors(notebook)
+    assert len(errors) == 1, [(_where(notebook, i), o.ename, o.evalue) for i, o in errors]
+    index, output = errors[0]
+    assert (index, output.ename) == (first_test, "NotImplementedError"), (
+        f"{path.name}: the first failure is {output.ename}: {output.evalue} in {_where(notebook, index)}, "
+        f"expected NotImplementedError in the first visible test {_where(notebook, first_test)}")
+    later = [cell for cell in notebook.cells[index + 1:] if cell.cell_type == "code"]
+    assert not any(cell.execution_count for cell in later), "cells after the failure ran"
