@@ -1,0 +1,455 @@
+"""Mutants and correct variants of 01_bayes_mle_map's graded functions."""
+
+ASSIGNMENT = "01_bayes_mle_map"
+
+
+def _tests(name):
+    return [f"test_{name}_visible", f"test_{name}_hidden"]
+
+
+CASES = {
+    "posterior": {
+        "tests": _tests("posterior"),
+        "correct": {
+            "vectorised": '''import numpy as np
+
+
+def posterior(prior, likelihood):
+    scores = np.multiply(prior, likelihood, dtype=float)
+    return scores / np.sum(scores)''',
+            "loops": '''def posterior(prior, likelihood):
+    scores = [float(p) * float(l) for p, l in zip(prior, likelihood)]
+    total = sum(scores)
+    return [score / total for score in scores]''',
+        },
+        "mutants": {
+            "forgotten_prior": '''import numpy as np
+
+
+def posterior(prior, likelihood):
+    likelihood = np.asarray(likelihood, dtype=float)
+    return likelihood / likelihood.sum()''',
+            "unnormalised_scores": '''import numpy as np
+
+
+def posterior(prior, likelihood):
+    return np.asarray(prior, dtype=float) * np.asarray(likelihood, dtype=float)''',
+            "wrong_total": '''import numpy as np
+
+
+def posterior(prior, likelihood):
+    scores = np.asarray(prior, dtype=float) * np.asarray(likelihood, dtype=float)
+    return scores / np.sum(likelihood)''',
+            "overwrites_input": '''import numpy as np
+
+
+def posterior(prior, likelihood):
+    scores = np.asarray(prior, dtype=float)
+    scores *= likelihood  # no copy for a float array: this is the caller's prior
+    scores /= scores.sum()
+    return scores''',
+        },
+    },
+    "map_hypothesis": {
+        "tests": _tests("map_hypothesis"),
+        "correct": {
+            "vectorised": '''import numpy as np
+
+
+def map_hypothesis(prior, likelihood):
+    return int(np.argmax(np.asarray(prior) * np.asarray(likelihood)))''',
+            "loops": '''def map_hypothesis(prior, likelihood):
+    best, best_score = 0, -1.0
+    for index, (p, l) in enumerate(zip(prior, likelihood)):
+        if p * l > best_score:
+            best, best_score = index, p * l
+    return best''',
+        },
+        "mutants": {
+            "ignores_prior": '''import numpy as np
+
+
+def map_hypothesis(prior, likelihood):
+    return int(np.argmax(likelihood))''',
+            "largest_prior": '''import numpy as np
+
+
+def map_hypothesis(prior, likelihood):
+    return int(np.argmax(prior))''',
+            "overwrites_input": '''import numpy as np
+
+
+def map_hypothesis(prior, likelihood):
+    scores = np.asarray(prior, dtype=float)
+    scores *= likelihood
+    return int(np.argmax(scores))''',
+        },
+    },
+    "ml_hypothesis": {
+        "tests": _tests("ml_hypothesis"),
+        "correct": {
+            "vectorised": '''import numpy as np
+
+
+def ml_hypothesis(likelihood):
+    return int(np.argmax(likelihood))''',
+            "loops": '''def ml_hypothesis(likelihood):
+    values = list(likelihood)
+    return max(range(len(values)), key=lambda index: values[index])''',
+        },
+        "mutants": {
+            "argmin": '''import numpy as np
+
+
+def ml_hypothesis(likelihood):
+    return int(np.argmin(likelihood))''',
+            "returns_value": '''import numpy as np
+
+
+def ml_hypothesis(likelihood):
+    return float(np.max(likelihood))''',
+            "overwrites_input": '''import numpy as np
+
+
+def ml_hypothesis(likelihood):
+    likelihood = np.asarray(likelihood, dtype=float)
+    best = int(np.argmax(likelihood))
+    likelihood /= likelihood[best]  # rescales the caller's array
+    return best''',
+        },
+    },
+    "bernoulli_mle": {
+        "tests": _tests("bernoulli_mle"),
+        "correct": {
+            "numpy": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    return np.true_divide(k, n)''',
+            "plain": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    return np.asarray(k) / np.asarray(n)''',
+        },
+        "mutants": {
+            "integer_division": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    return np.asarray(k) // np.asarray(n)''',
+            "divides_by_tails": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    k = np.asarray(k, dtype=float)
+    return k / (np.asarray(n, dtype=float) - k)''',
+            "k_over_n_plus_1": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    return np.asarray(k, dtype=float) / (np.asarray(n, dtype=float) + 1)''',
+            "overwrites_input": '''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    k = np.asarray(k, dtype=float)
+    k /= n
+    return k''',
+        },
+    },
+    "beta_posterior": {
+        "tests": _tests("beta_posterior"),
+        "correct": {
+            "arrays": '''import numpy as np
+
+
+def beta_posterior(k, n, a, b):
+    heads = np.asarray(k, dtype=float)
+    tails = np.asarray(n, dtype=float) - heads
+    return a + heads, b + tails''',
+            "plain": '''def beta_posterior(k, n, a, b):
+    return k + a, (n - k) + b''',
+        },
+        "mutants": {
+            "swaps_heads_and_tails": '''import numpy as np
+
+
+def beta_posterior(k, n, a, b):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return a + n - k, b + k''',
+            "adds_n": '''import numpy as np
+
+
+def beta_posterior(k, n, a, b):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return a + k, b + n''',
+            "overwrites_input": '''import numpy as np
+
+
+def beta_posterior(k, n, a, b):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    n -= k
+    k += a
+    n += b
+    return k, n''',
+        },
+    },
+    "beta_map": {
+        "tests": _tests("beta_map"),
+        "correct": {
+            "formula": '''import numpy as np
+
+
+def beta_map(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a - 1) / (np.asarray(n, dtype=float) + a + b - 2)''',
+            "from_posterior": '''def beta_map(k, n, a, b):
+    a_post, b_post = k + a, n - k + b
+    return (a_post - 1) / (a_post + b_post - 2)''',
+        },
+        "mutants": {
+            "posterior_mean": '''import numpy as np
+
+
+def beta_map(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a) / (np.asarray(n, dtype=float) + a + b)''',
+            "denominator_minus_1": '''import numpy as np
+
+
+def beta_map(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a - 1) / (np.asarray(n, dtype=float) + a + b - 1)''',
+            "overwrites_input": '''import numpy as np
+
+
+def beta_map(k, n, a, b):
+    k = np.asarray(k, dtype=float)
+    k += a - 1
+    k /= np.asarray(n, dtype=float) + a + b - 2
+    return k''',
+        },
+    },
+    "beta_posterior_mean": {
+        "tests": _tests("beta_posterior_mean"),
+        "correct": {
+            "formula": '''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a) / (np.asarray(n, dtype=float) + a + b)''',
+            "one_minus_tails": '''def beta_posterior_mean(k, n, a, b):
+    return 1.0 - (n - k + b) / (n + a + b)''',
+        },
+        "mutants": {
+            "mode": '''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a - 1) / (np.asarray(n, dtype=float) + a + b - 2)''',
+            "denominator_n_plus_2": '''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    return (np.asarray(k, dtype=float) + a) / (np.asarray(n, dtype=float) + 2)''',
+            "swaps_a_and_b": '''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    return (np.asarray(k, dtype=float) + b) / (np.asarray(n, dtype=float) + a + b)''',
+            "overwrites_input": '''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    k = np.asarray(k, dtype=float)
+    k += a
+    k /= np.asarray(n, dtype=float) + a + b
+    return k''',
+        },
+    },
+    "m_estimate": {
+        "tests": _tests("m_estimate"),
+        "correct": {
+            "formula": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    return (np.asarray(n_c, dtype=float) + m * p) / (np.asarray(n, dtype=float) + m)''',
+            "beta_prior": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    a, b = m * p, m * (1 - p)  # the Beta prior of the m-estimate
+    return (np.asarray(n_c) + a) / (np.asarray(n) + a + b)''',
+            "loops": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    values = [(c + m * p) / (t + m) for c, t in zip(np.ravel(n_c), np.ravel(n))]
+    return np.array(values, dtype=float).reshape(np.shape(n_c))''',
+        },
+        "mutants": {
+            "denominator_n_plus_mp": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    return (np.asarray(n_c, dtype=float) + m * p) / (np.asarray(n, dtype=float) + m * p)''',
+            "adds_p_not_mp": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    return (np.asarray(n_c, dtype=float) + p) / (np.asarray(n, dtype=float) + m)''',
+            "ignores_m": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    return (np.asarray(n_c, dtype=float) + p) / (np.asarray(n, dtype=float) + 1)''',
+            "overwrites_input": '''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    n_c = np.asarray(n_c, dtype=float)
+    n_c += m * p
+    n_c /= np.asarray(n, dtype=float) + m
+    return n_c''',
+        },
+    },
+    "categorical_mle": {
+        "tests": _tests("categorical_mle"),
+        "correct": {
+            "vectorised": '''import numpy as np
+
+
+def categorical_mle(counts):
+    counts = np.asarray(counts, dtype=float)
+    return counts / counts.sum(axis=-1, keepdims=True)''',
+            "apply_along_axis": '''import numpy as np
+
+
+def categorical_mle(counts):
+    return np.apply_along_axis(lambda row: row / row.sum(), -1, np.asarray(counts, dtype=float))''',
+        },
+        "mutants": {
+            "normalises_columns": '''import numpy as np
+
+
+def categorical_mle(counts):
+    counts = np.asarray(counts, dtype=float)
+    return counts / counts.sum(axis=0, keepdims=True)''',
+            "normalises_whole_table": '''import numpy as np
+
+
+def categorical_mle(counts):
+    counts = np.asarray(counts, dtype=float)
+    return counts / counts.sum()''',
+            "overwrites_input": '''import numpy as np
+
+
+def categorical_mle(counts):
+    counts = np.asarray(counts, dtype=float)
+    counts /= counts.sum(axis=-1, keepdims=True)
+    return counts''',
+        },
+    },
+    "dirichlet_posterior_mean": {
+        "tests": _tests("dirichlet_posterior_mean"),
+        "correct": {
+            "formula": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * alpha)''',
+            "renormalise": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    smoothed = np.asarray(counts, dtype=float) + alpha
+    return smoothed / smoothed.sum(axis=-1, keepdims=True)''',
+        },
+        "mutants": {
+            "denominator_2_alpha": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + 2 * alpha)''',
+            "denominator_alpha": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + alpha)''',
+            "wrong_axis": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=0, keepdims=True) + counts.shape[0] * alpha)''',
+            "alpha_0_not_mle": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    alpha = alpha if alpha > 0 else 1.0  # "alpha must be positive"
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * alpha)''',
+            "overwrites_input": '''import numpy as np
+
+
+def dirichlet_posterior_mean(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    counts += alpha
+    counts /= counts.sum(axis=-1, keepdims=True)
+    return counts''',
+        },
+    },
+    "dirichlet_map": {
+        "tests": _tests("dirichlet_map"),
+        "correct": {
+            "formula": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha - 1) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * (alpha - 1))''',
+            "renormalise": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    shifted = np.asarray(counts, dtype=float) + (alpha - 1)
+    return shifted / shifted.sum(axis=-1, keepdims=True)''',
+        },
+        "mutants": {
+            "posterior_mean": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * alpha)''',
+            "denominator_alpha_minus_1": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha - 1) / (counts.sum(axis=-1, keepdims=True) + (alpha - 1))''',
+            "denominator_2_alpha_minus_1": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha - 1) / (counts.sum(axis=-1, keepdims=True) + 2 * (alpha - 1))''',
+            "wrong_axis": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha - 1) / (counts.sum(axis=0, keepdims=True) + counts.shape[0] * (alpha - 1))''',
+            "overwrites_input": '''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    counts += alpha - 1
+    counts /= counts.sum(axis=-1, keepdims=True)
+    return counts''',
+        },
+    },
+}

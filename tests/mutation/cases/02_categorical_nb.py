@@ -1,0 +1,299 @@
+"""Mutants and correct variants of 02_categorical_nb's graded functions."""
+
+ASSIGNMENT = "02_categorical_nb"
+
+
+def _tests(name):
+    return [f"test_{name}_visible", f"test_{name}_hidden"]
+
+
+_CLASS_LOG_PRIOR_MUTANT = '''import numpy as np
+
+
+def class_log_prior(y, classes, sample_weight=None):
+    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    {weights_line}
+    counts = np.array([weights[y == c].sum() for c in {classes}], dtype=float)
+    with np.errstate(divide="ignore"):
+        return {result}'''
+
+
+def _prior_mutant(weights_line="", classes="classes", result="np.log(counts / counts.sum())"):
+    return _CLASS_LOG_PRIOR_MUTANT.format(weights_line=weights_line, classes=classes, result=result)
+
+
+# categorical_feature_log_prob, written once with hooks for single mistakes
+_FLP = '''import numpy as np
+
+
+def categorical_feature_log_prob(X, y, classes, alpha=1.0, n_categories=None, sample_weight=None):
+    {prologue}
+    X = np.asarray(X).astype(int)
+    y = np.asarray(y)
+    n_samples, n_features = X.shape
+    weights = np.ones(n_samples) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    {weights_line}
+    n_values = X.max(axis=0) + 1
+    if n_categories is not None{ignore_n_categories}:
+        n_values = np.maximum(n_values, np.broadcast_to(np.asarray(n_categories, dtype=int), (n_features,)))
+    rows = {rows}
+    tables = []
+    for j in range(n_features):
+        counts = np.zeros((len(rows), n_values[j]))
+        for row, c in enumerate(rows):
+            in_class = y == c
+            counts[row] = np.bincount(X[in_class, j], weights=weights[in_class], minlength=n_values[j])
+        class_total = {class_total}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tables.append({table})
+    return {result}'''
+
+
+def _flp(prologue="", weights_line="", ignore_n_categories="", rows="list(classes)",
+         class_total="counts.sum(axis=1, keepdims=True)",
+         table="np.log(counts + alpha) - np.log(class_total + alpha * n_values[j])", result="tables"):
+    return _FLP.format(prologue=prologue, weights_line=weights_line, ignore_n_categories=ignore_n_categories,
+                       rows=rows, class_total=class_total, table=table, result=result)
+
+
+_JLL = '''import numpy as np
+
+
+def categorical_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X).astype(int)
+    jll = np.zeros((X.shape[0], len(class_log_prior)))
+    for j, log_prob in enumerate(feature_log_prob):
+        jll += {term}
+    return {result}'''
+
+_LOG_NORMALIZE = '''import numpy as np
+
+
+def log_normalize(jll):
+    jll = np.asarray(jll, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+{body}'''
+
+
+def _ln(body):
+    return _LOG_NORMALIZE.format(body="\n".join("        " + line for line in body.strip().splitlines()))
+
+
+CASES = {
+    "class_log_prior": {
+        "tests": _tests("class_log_prior"),
+        "correct": {
+            "loops": '''import numpy as np
+
+
+def class_log_prior(y, classes, sample_weight=None):
+    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    counts = np.array([weights[y == c].sum() for c in classes], dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(counts) - np.log(weights.sum())''',
+            "one_hot": '''import numpy as np
+
+
+def class_log_prior(y, classes, sample_weight=None):
+    one_hot = (np.asarray(y)[:, None] == np.asarray(classes)[None, :]).astype(float)
+    weights = np.ones(len(one_hot)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    counts = weights @ one_hot
+    with np.errstate(divide="ignore"):
+        return np.log(counts / counts.sum())''',
+            "pandas": '''import numpy as np
+import pandas as pd
+
+
+def class_log_prior(y, classes, sample_weight=None):
+    weights = pd.Series(np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float))
+    counts = weights.groupby(np.asarray(y)).sum().reindex(list(classes), fill_value=0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(counts.to_numpy() / weights.sum())''',
+        },
+        "mutants": {
+            "np_unique_order": _prior_mutant(classes="np.unique(y)"),
+            "forgets_log": _prior_mutant(result="counts / counts.sum()"),
+            "divides_by_n_classes": _prior_mutant(result="np.log(counts / len(classes))"),
+            "absent_class_dropped": _prior_mutant(classes="[c for c in classes if np.any(y == c)]"),
+            "ignores_sample_weight": _prior_mutant(weights_line="weights = np.ones(len(y))"),
+            "rounds_sample_weight": _prior_mutant(weights_line="weights = weights.astype(int)"),
+            "overwrites_input": _prior_mutant(weights_line="weights /= weights.sum()  # the caller's sample_weight"),
+        },
+    },
+    "categorical_feature_log_prob": {
+        "tests": _tests("categorical_feature_log_prob"),
+        "correct": {
+            "bincount_loops": _flp(),
+            "one_hot_matmul": '''import numpy as np
+
+
+def categorical_feature_log_prob(X, y, classes, alpha=1.0, n_categories=None, sample_weight=None):
+    X = np.asarray(X).astype(int)
+    weights = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    in_class = (np.asarray(y)[:, None] == np.asarray(classes)[None, :]) * weights[:, None]  # (n, n_classes)
+    if n_categories is None:
+        sizes = X.max(axis=0) + 1
+    else:
+        sizes = np.broadcast_to(np.asarray(n_categories), (X.shape[1],))
+    tables = []
+    for j, size in enumerate(sizes):
+        has_value = X[:, j][:, None] == np.arange(size)[None, :]  # (n, K_j)
+        counts = in_class.T @ has_value
+        smoothed_total = counts.sum(axis=1, keepdims=True) + alpha * size
+        with np.errstate(divide="ignore"):
+            tables.append(np.log(counts + alpha) - np.log(smoothed_total))
+    return tables''',
+            "add_at": '''import numpy as np
+
+
+def categorical_feature_log_prob(X, y, classes, alpha=1.0, n_categories=None, sample_weight=None):
+    X = np.array(X, dtype=int)
+    y = list(np.asarray(y).tolist())
+    classes = list(np.asarray(classes).tolist())
+    weights = np.ones(len(X)) if sample_weight is None else np.array(sample_weight, dtype=float)
+    sizes = X.max(axis=0) + 1
+    if n_categories is not None:
+        sizes = np.maximum(sizes, n_categories)
+    position = {c: i for i, c in enumerate(classes)}
+    rows = np.array([position.get(label, -1) for label in y])
+    keep = rows >= 0
+    result = []
+    for j in range(X.shape[1]):
+        counts = np.zeros((len(classes), int(sizes[j])))
+        np.add.at(counts, (rows[keep], X[keep, j]), weights[keep])
+        with np.errstate(divide="ignore"):
+            result.append(np.log((counts + alpha) / (counts.sum(axis=1, keepdims=True) + alpha * sizes[j])))
+    return result''',
+        },
+        "mutants": {
+            "denominator_n_classes": _flp(table="np.log(counts + alpha) - np.log(class_total + alpha * len(classes))"),
+            "denominator_2": _flp(table="np.log(counts + alpha) - np.log(class_total + 2 * alpha)"),
+            "divides_by_n_not_n_c": _flp(class_total="weights.sum()"),
+            "rows_in_np_unique_order": _flp(rows="list(np.unique(y))"),
+            "rows_from_y_absent_class_dropped": _flp(rows="[c for c in classes if np.any(y == c)]"),
+            "ignores_n_categories": _flp(ignore_n_categories=" and False"),
+            "alpha_0_clipped": _flp(table="np.log(np.maximum(counts + alpha, 1e-300)) - np.log(class_total + alpha * n_values[j])"),
+            "single_class_squeezed": _flp(result="[np.squeeze(table) for table in tables]"),
+            "ignores_sample_weight": _flp(weights_line="weights = np.ones(n_samples)"),
+            "rounds_sample_weight": _flp(weights_line="weights = np.round(weights)"),
+            "overwrites_input": _flp(prologue='''order = np.argsort(np.asarray(y), kind="stable")  # sorts the caller's arrays in place
+    for array in (X, y, sample_weight):
+        if isinstance(array, np.ndarray):
+            array[:] = array[order]'''),
+        },
+    },
+    "categorical_jll": {
+        "tests": _tests("categorical_jll"),
+        "correct": {
+            "loop_over_features": _JLL.format(term="np.asarray(log_prob, dtype=float)[:, X[:, j]].T",
+                                              result="jll + np.asarray(class_log_prior, dtype=float)"),
+            "stacked": '''import numpy as np
+
+
+def categorical_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X, dtype=int)
+    per_feature = np.stack([np.asarray(table)[:, X[:, j]] for j, table in enumerate(feature_log_prob)])
+    return per_feature.sum(axis=0).T + np.asarray(class_log_prior)[None, :]''',
+            "loops": '''import numpy as np
+
+
+def categorical_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X, dtype=int)
+    jll = np.empty((X.shape[0], len(class_log_prior)))
+    for i, x in enumerate(X):
+        for c, log_prior in enumerate(class_log_prior):
+            jll[i, c] = log_prior + sum(table[c][value] for table, value in zip(feature_log_prob, x))
+    return jll''',
+        },
+        "mutants": {
+            "forgets_prior": _JLL.format(term="np.asarray(log_prob, dtype=float)[:, X[:, j]].T", result="jll"),
+            "transposed_output": _JLL.format(term="np.asarray(log_prob, dtype=float)[:, X[:, j]].T",
+                                             result="(jll + np.asarray(class_log_prior, dtype=float)).T"),
+            "indexes_wrong_axis": _JLL.format(term="np.asarray(log_prob, dtype=float)[X[:, j]]",
+                                              result="jll + np.asarray(class_log_prior, dtype=float)"),
+            "minus_inf_made_finite": _JLL.format(term="np.nan_to_num(np.asarray(log_prob, dtype=float)[:, X[:, j]].T)",
+                                                 result="jll + np.asarray(class_log_prior, dtype=float)"),
+            "probability_space": '''import numpy as np
+
+
+def categorical_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X).astype(int)
+    product = np.ones((X.shape[0], len(class_log_prior)))
+    for j, log_prob in enumerate(feature_log_prob):
+        product *= np.exp(np.asarray(log_prob, dtype=float)[:, X[:, j]].T)
+    with np.errstate(divide="ignore"):
+        return np.log(product * np.exp(class_log_prior))''',
+            "overwrites_input": '''import numpy as np
+
+
+def categorical_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X)
+    order = np.lexsort(X.T[::-1])
+    X[:] = X[order]  # sorts the caller's samples in place
+    jll = np.zeros((X.shape[0], len(class_log_prior)))
+    for j, log_prob in enumerate(feature_log_prob):
+        jll += np.asarray(log_prob, dtype=float)[:, X[:, j].astype(int)].T
+    result = np.empty_like(jll)
+    result[order] = jll
+    return result + np.asarray(class_log_prior, dtype=float)''',
+        },
+    },
+    "log_normalize": {
+        "tests": _tests("log_normalize"),
+        "correct": {
+            "row_max_shift": _ln('''
+row_max = jll.max(axis=1, keepdims=True)
+return jll - (row_max + np.log(np.exp(jll - row_max).sum(axis=1, keepdims=True)))'''),
+            "scipy_logsumexp": '''import numpy as np
+from scipy.special import logsumexp
+
+
+def log_normalize(jll):
+    return np.asarray(jll, dtype=float) - logsumexp(jll, axis=1, keepdims=True)''',
+            "loops": '''import math
+
+import numpy as np
+
+
+def log_normalize(jll):
+    rows = []
+    for row in np.asarray(jll, dtype=float).tolist():
+        top = max(row)
+        evidence = top + math.log(sum(math.exp(value - top) for value in row))
+        rows.append([value - evidence for value in row])
+    return np.array(rows)''',
+        },
+        "mutants": {
+            "no_shift": _ln("return jll - np.log(np.exp(jll).sum(axis=1, keepdims=True))"),
+            "one_shift_for_all_rows": _ln('''
+shift = jll.max()
+return jll - (shift + np.log(np.exp(jll - shift).sum(axis=1, keepdims=True)))'''),
+            "probability_space_then_log": _ln('''
+p = np.exp(jll - jll.max(axis=1, keepdims=True))
+return np.log(p / p.sum(axis=1, keepdims=True))'''),
+            "wrong_axis": _ln('''
+col_max = jll.max(axis=0, keepdims=True)
+return jll - (col_max + np.log(np.exp(jll - col_max).sum(axis=0, keepdims=True)))'''),
+            "returns_probabilities": _ln('''
+row_max = jll.max(axis=1, keepdims=True)
+return np.exp(jll - (row_max + np.log(np.exp(jll - row_max).sum(axis=1, keepdims=True))))'''),
+            "no_keepdims": _ln('''
+row_max = jll.max(axis=1)
+return jll - (row_max + np.log(np.exp(jll - row_max).sum(axis=1)))'''),
+            "minus_inf_made_finite": _ln('''
+jll = np.where(np.isneginf(jll), -1e300, jll)
+row_max = jll.max(axis=1, keepdims=True)
+return jll - (row_max + np.log(np.exp(jll - row_max).sum(axis=1, keepdims=True)))'''),
+            "overwrites_input": '''import numpy as np
+from scipy.special import logsumexp
+
+
+def log_normalize(jll):
+    jll = np.asarray(jll, dtype=float)
+    jll -= logsumexp(jll, axis=1, keepdims=True)  # no copy: this is the caller's array
+    return jll''',
+        },
+    },
+}

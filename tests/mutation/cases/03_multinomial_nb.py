@@ -1,0 +1,328 @@
+"""Mutants and correct variants of 03_multinomial_nb's graded functions.
+
+``class_log_prior`` and ``log_normalize`` are given in this notebook (graded in 02), so
+they have no cases here. ``count_vectors`` uses the given ``tokenize``.
+"""
+
+ASSIGNMENT = "03_multinomial_nb"
+
+
+def _tests(name):
+    return [f"test_{name}_visible", f"test_{name}_hidden"]
+
+
+_COUNT = '''import numpy as np
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    rows, cols = [], []
+    for row, doc in enumerate(docs):
+        tokens = {tokens}
+        for token in tokens:
+            {lookup}
+            rows.append(row)
+            cols.append(col)
+    ones = np.ones(len(rows))
+    return sp.coo_matrix((ones, ({rc})){shape}).tocsr()'''
+
+
+def _count(tokens="tokenize(doc) if isinstance(doc, str) else doc",
+           lookup="col = vocabulary.get(token)\n            if col is None:\n                continue",
+           rc="rows, cols", shape=", shape=(len(docs), len(vocabulary))"):
+    return _COUNT.format(tokens=tokens, lookup=lookup, rc=rc, shape=shape)
+
+
+_FLP = '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
+    y = np.asarray(y)
+    weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    {weights_line}
+    rows = {rows}
+    word_counts = np.vstack([np.asarray(weights[y == c] @ X[y == c], dtype=float).ravel() for c in rows])
+    {result_lines}'''
+
+
+def _flp(weights_line="", rows="list(classes)",
+         result_lines='''smoothed = word_counts + alpha
+    with np.errstate(divide="ignore"):
+        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))'''):
+    return _FLP.format(weights_line=weights_line, rows=rows, result_lines=result_lines)
+
+
+def _flp_denominator(denominator):
+    return _flp(result_lines=f'''with np.errstate(divide="ignore"):
+        return np.log(word_counts + alpha) - np.log({denominator})''')
+
+
+_JLL = '''import numpy as np
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    log_prior = np.asarray(class_log_prior, dtype=float)
+    log_theta = np.asarray(feature_log_prob, dtype=float)
+    impossible_word = np.isneginf(log_theta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+{body}'''
+
+
+def _jll(body):
+    return _JLL.format(body="\n".join("        " + line for line in body.strip().splitlines()))
+
+
+_JLL_CORRECT_BODY = '''
+jll = np.asarray(X @ np.where(impossible_word, 0.0, log_theta).T, dtype=float) + log_prior
+jll[np.asarray(X @ impossible_word.T.astype(float), dtype=float) > 0] = -np.inf
+return jll'''
+
+_CONFUSION = '''import numpy as np
+
+
+def confusion_matrix(y_true, y_pred, classes):
+    {prologue}
+    labels = {labels}
+    position = {{label: index for index, label in enumerate(np.asarray(labels).tolist())}}
+    matrix = np.zeros((len(position), len(position)), dtype=int)
+    for truth, guess in zip(np.asarray(y_true).tolist(), np.asarray(y_pred).tolist()):
+        if truth in position and guess in position:
+            matrix[{index}] += 1
+    return matrix'''
+
+
+def _confusion(prologue="", labels="classes", index="position[truth], position[guess]"):
+    return _CONFUSION.format(prologue=prologue, labels=labels, index=index)
+
+
+CASES = {
+    "count_vectors": {
+        "tests": _tests("count_vectors"),
+        "correct": {
+            "coo_pairs": _count(),
+            "dense_loops": '''import numpy as np
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for token in (tokenize(doc) if isinstance(doc, str) else doc):
+            if token in vocabulary:
+                X[i, vocabulary[token]] += 1
+    return sp.csr_matrix(X)''',
+            "counter_lil": '''from collections import Counter
+
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    X = sp.lil_matrix((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        tokens = tokenize(doc) if isinstance(doc, str) else list(doc)
+        for word, count in Counter(tokens).items():
+            if word in vocabulary:
+                X[i, vocabulary[word]] = count
+    return X.tocsr()''',
+        },
+        "mutants": {
+            "unseen_words_not_ignored": _count(lookup="col = vocabulary[token]"),
+            "presence_instead_of_counts": _count(tokens="set(tokenize(doc) if isinstance(doc, str) else doc)"),
+            "rows_and_columns_swapped": _count(rc="cols, rows", shape=", shape=(len(vocabulary), len(docs))"),
+            "token_lists_not_accepted": _count(tokens="tokenize(doc)"),
+            "shape_from_data": _count(shape=""),
+            "rows_from_data_empty_last_document_dropped": _count(shape=", shape=(max(rows) + 1, len(vocabulary))"),
+            "columns_from_data_unused_words_dropped": _count(shape=", shape=(len(docs), max(cols) + 1)"),
+            "alphabetical_position_not_vocabulary_index": _count(
+                lookup="if token not in vocabulary:\n                continue\n            col = sorted(vocabulary).index(token)"),
+            "overwrites_input": '''import numpy as np
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    for i, doc in enumerate(docs):
+        if isinstance(doc, str):
+            docs[i] = tokenize(doc)  # replaces the caller's strings by token lists
+    rows, cols = [], []
+    for row, tokens in enumerate(docs):
+        for token in tokens:
+            if token in vocabulary:
+                rows.append(row)
+                cols.append(vocabulary[token])
+    return sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocabulary))).tocsr()''',
+        },
+    },
+    "multinomial_feature_log_prob": {
+        "tests": _tests("multinomial_feature_log_prob"),
+        "correct": {
+            "weights_matmul": _flp(),
+            "one_hot_sparse_transpose": '''import numpy as np
+
+
+def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
+    weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    in_class = (np.asarray(y)[:, None] == np.asarray(classes)[None, :]) * weights[:, None]  # (n, n_classes)
+    counts = np.asarray(X.T @ in_class, dtype=float).T  # works for dense and sparse X
+    with np.errstate(divide="ignore"):
+        return np.log(counts + alpha) - np.log(counts.sum(axis=1, keepdims=True) + alpha * X.shape[1])''',
+            "row_loops": '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    position = {c: k for k, c in enumerate(np.asarray(classes).tolist())}
+    counts = np.zeros((len(position), dense.shape[1]))
+    for i, label in enumerate(np.asarray(y).tolist()):
+        weight = 1.0 if sample_weight is None else float(sample_weight[i])
+        if label in position:
+            counts[position[label]] += weight * dense[i]
+    totals = counts.sum(axis=1, keepdims=True) + alpha * dense.shape[1]
+    with np.errstate(divide="ignore"):
+        return np.log((counts + alpha) / totals)''',
+        },
+        "mutants": {
+            "denominator_2": _flp_denominator("word_counts.sum(axis=1, keepdims=True) + 2"),
+            "denominator_v_without_alpha": _flp_denominator("word_counts.sum(axis=1, keepdims=True) + X.shape[1]"),
+            "denominator_number_of_documents": _flp_denominator(
+                "np.array([[weights[y == c].sum()] for c in classes]) + alpha * X.shape[1]"),
+            "alpha_ignored": _flp(result_lines='''with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(word_counts + 1.0) - np.log(word_counts.sum(axis=1, keepdims=True) + X.shape[1])'''),
+            "rows_in_np_unique_order": _flp(rows="list(np.unique(y))"),
+            "rows_from_y_absent_class_dropped": _flp(rows="[c for c in classes if np.any(y == c)]"),
+            "dense_only": '''import numpy as np
+
+
+def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    counts = np.vstack([(weights[y == c, None] * X[y == c]).sum(axis=0) for c in classes])
+    with np.errstate(divide="ignore"):
+        return np.log(counts + alpha) - np.log(counts.sum(axis=1, keepdims=True) + alpha * X.shape[1])''',
+            "alpha_0_clipped": _flp(result_lines='''smoothed = np.maximum(word_counts + alpha, 1e-300)
+    return np.log(smoothed) - np.log((word_counts + alpha).sum(axis=1, keepdims=True))'''),
+            "single_class_squeezed": _flp(result_lines='''smoothed = word_counts + alpha
+    with np.errstate(divide="ignore"):
+        return np.squeeze(np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True)))'''),
+            "ignores_sample_weight": _flp(weights_line="weights = np.ones(X.shape[0])"),
+            "rounds_sample_weight": _flp(weights_line="weights = np.round(weights)"),
+            "overwrites_input": '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
+    y = np.asarray(y)
+    if sample_weight is not None:
+        if sp.issparse(X):
+            X = sp.diags(np.asarray(sample_weight, dtype=float)) @ X
+        else:
+            X *= np.asarray(sample_weight, dtype=float)[:, None]  # weights the caller's X in place
+    counts = np.vstack([np.asarray(X[y == c].sum(axis=0), dtype=float).ravel() for c in classes])
+    smoothed = counts + alpha
+    with np.errstate(divide="ignore"):
+        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))''',
+        },
+    },
+    "multinomial_jll": {
+        "tests": _tests("multinomial_jll"),
+        "correct": {
+            "masked_matmul": _jll(_JLL_CORRECT_BODY),
+            "row_loops": '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    log_theta = np.asarray(feature_log_prob, dtype=float)
+    jll = np.empty((dense.shape[0], log_theta.shape[0]))
+    for i, x in enumerate(dense):
+        present = x > 0
+        for c, log_prior in enumerate(class_log_prior):
+            jll[i, c] = log_prior + float(np.sum(x[present] * log_theta[c, present]))
+    return jll''',
+            "nan_to_zero": '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    log_theta = np.asarray(feature_log_prob, dtype=float)
+    with np.errstate(invalid="ignore"):
+        terms = dense[:, None, :] * log_theta[None, :, :]  # (n, classes, words); 0 * -inf = nan
+    terms[np.isnan(terms)] = 0.0  # an absent word contributes theta**0 = 1
+    return terms.sum(axis=2) + np.asarray(class_log_prior, dtype=float)''',
+        },
+        "mutants": {
+            "forgets_prior": _jll(_JLL_CORRECT_BODY.replace(" + log_prior", "")),
+            "probability_space": '''import numpy as np
+import scipy.sparse as sp
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    theta = np.exp(np.asarray(feature_log_prob, dtype=float))
+    scores = np.prod(theta[None, :, :] ** dense[:, None, :], axis=2) * np.exp(class_log_prior)
+    with np.errstate(divide="ignore"):
+        return np.log(scores)''',
+            "zero_times_minus_inf_nan": _jll('''
+return np.asarray(X @ log_theta.T, dtype=float) + log_prior'''),
+            "transposed_output": _jll(_JLL_CORRECT_BODY.replace("return jll", "return jll.T")),
+            "dense_only": '''import numpy as np
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    X = np.asarray(X, dtype=float)
+    log_theta = np.asarray(feature_log_prob, dtype=float)
+    impossible_word = np.isneginf(log_theta)
+    jll = X @ np.where(impossible_word, 0.0, log_theta).T + np.asarray(class_log_prior, dtype=float)
+    jll[X @ impossible_word.T.astype(float) > 0] = -np.inf
+    return jll''',
+            "overwrites_input": '''import numpy as np
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    log_theta = np.asarray(feature_log_prob, dtype=float)
+    impossible_word = np.isneginf(log_theta)
+    log_theta[impossible_word] = 0.0  # no copy: zeroes the caller's -inf entries
+    jll = np.asarray(X @ log_theta.T, dtype=float) + np.asarray(class_log_prior, dtype=float)
+    jll[np.asarray(X @ impossible_word.T.astype(float), dtype=float) > 0] = -np.inf
+    return jll''',
+        },
+    },
+    "confusion_matrix": {
+        "tests": _tests("confusion_matrix"),
+        "correct": {
+            "loops": _confusion(),
+            "one_hot_matmul": '''import numpy as np
+
+
+def confusion_matrix(y_true, y_pred, classes):
+    classes = np.asarray(classes)
+    truth = (np.asarray(y_true)[:, None] == classes[None, :]).astype(int)
+    guess = (np.asarray(y_pred)[:, None] == classes[None, :]).astype(int)
+    return truth.T @ guess''',
+            "add_at": '''import numpy as np
+
+
+def confusion_matrix(y_true, y_pred, classes):
+    classes = np.asarray(classes)
+    order = np.argsort(classes)
+    rows = order[np.searchsorted(classes[order], np.asarray(y_true))]
+    cols = order[np.searchsorted(classes[order], np.asarray(y_pred))]
+    matrix = np.zeros((len(classes), len(classes)), dtype=int)
+    np.add.at(matrix, (rows, cols), 1)
+    return matrix''',
+        },
+        "mutants": {
+            "rows_and_columns_swapped": _confusion(index="position[guess], position[truth]"),
+            "np_unique_order": _confusion(labels="np.unique(np.concatenate([np.asarray(y_true), np.asarray(y_pred)]))"),
+            "shape_from_labels": _confusion(
+                labels="[c for c in np.asarray(classes).tolist() if c in set(np.asarray(y_true).tolist()) | set(np.asarray(y_pred).tolist())]"),
+            "overwrites_input": _confusion(prologue='''order = np.argsort(y_true, kind="stable")  # sorts the caller's arrays in place
+    y_true[:] = y_true[order]
+    y_pred[:] = y_pred[order]'''),
+        },
+    },
+}

@@ -1,0 +1,53 @@
+"""The mutation case files are complete and well formed (a static check, no kernel).
+
+For every assignment with a case file: every function that a solution cell defines has a
+case; each case names existing test cells, has at least two correct variants and an
+input-overwriting mutant, and every source parses and defines the function it replaces.
+"""
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.mutation.cases import assignment_ids, load_cases
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _notebook(assignment_id):
+    return nbformat.read(str(ROOT / "course" / "source" / assignment_id / f"{assignment_id}.ipynb"), as_version=4)
+
+
+def _graded_functions(nb):
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            names |= {node.name for node in ast.parse(cell.source).body if isinstance(node, ast.FunctionDef)}
+    return names
+
+
+def _test_cell_ids(nb):
+    return {cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells
+            if cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata["nbgrader"].get("solution")}
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_every_graded_function_has_complete_cases(assignment_id):
+    nb = _notebook(assignment_id)
+    cases = load_cases(assignment_id)
+    assert set(cases) == _graded_functions(nb), "cases must cover exactly the functions the solution cells define"
+    test_cells = _test_cell_ids(nb)
+    for name, case in cases.items():
+        assert case["tests"] and set(case["tests"]) <= test_cells, f"{name}: unknown test cells {case['tests']}"
+        assert len(case["correct"]) >= 2, f"{name}: needs at least two correct variants"
+        assert any(label.startswith("overwrites") for label in case["mutants"]), f"{name}: needs an overwrites_input mutant"
+        for label, source in {**case["correct"], **case["mutants"]}.items():
+            defined = {node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+            assert name in defined, f"{name}: variant {label!r} does not define {name}()"
+
+
+def test_unknown_assignment_is_a_clear_error():
+    with pytest.raises(ValueError, match="no mutation cases for 'no_such_assignment'"):
+        load_cases("no_such_assignment")
