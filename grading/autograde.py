@@ -348,7 +348,22 @@ class _TaskRunner:
         if self.pool is None:
             self.inline.append(key)
         else:
-            self.pending[self.pool.submit(execute_task, task)] = key
+            self._submit(key)
+
+    def _submit(self, key):
+        try:
+            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+        except BrokenProcessPool:  # a worker died meanwhile: a new pool takes everything again
+            self._replace_pool()
+            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+
+    def _replace_pool(self):
+        keys = list(self.pending.values())
+        self.pending.clear()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = make_pool(self.workers)
+        for key in keys:
+            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
 
     def _run_inline(self, key):
         try:
@@ -384,12 +399,9 @@ class _TaskRunner:
                     continue
                 yield key, result
             if broken:  # every task still in the dead pool must run again
-                retry += list(self.pending.values())
-                self.pending.clear()
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = make_pool(self.workers)
+                self._replace_pool()
             for key in retry:
-                self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+                self._submit(key)
 
     def shutdown(self):
         if self.pool is not None:

@@ -4,15 +4,16 @@ The expected scores below are derived by hand from the test cells each
 student's mistake must fail and their points in the source notebooks (not
 computed by the pipeline). Points of the auto-graded test cells:
 
-01_bayes_mle_map (35 auto points; the two written answers, 2 + 2, are graded
-by hand and count 0 here):
-  posterior 1+3, map_hypothesis 1+2, ml_hypothesis 1+2, bernoulli_mle 1+2,
-  beta_posterior 1+2, beta_map 1+2, beta_posterior_mean 1+2 (22 so far),
-  m_estimate 1+2, categorical_mle 1+2, dirichlet_posterior_mean 1+3,
-  dirichlet_map 1+2.
-03_multinomial_nb (24 auto points; written answers 3 + 2 by hand):
-  count_vectors 1+3, class_log_prior 1+2, multinomial_feature_log_prob 2+4,
-  multinomial_jll 2+3, log_normalize 1+2, confusion_matrix 1+2.
+01_bayes_mle_map (22 auto points; the two written answers, 2 + 2, are graded
+by hand and count 0 here): each of its eleven functions has a visible and a
+hidden test of 1 point each, in this order: posterior, map_hypothesis,
+ml_hypothesis, bernoulli_mle, beta_posterior, beta_map, beta_posterior_mean
+(14 so far), m_estimate, categorical_mle, dirichlet_posterior_mean,
+dirichlet_map.
+03_multinomial_nb (21 auto points; written answers 3 + 2 by hand; its
+class_log_prior and log_normalize are given, not graded):
+  count_vectors 1+4, multinomial_feature_log_prob 2+5, multinomial_jll 2+4,
+  confusion_matrix 1+2.
 
 Runtime: the end-to-end demo takes ~2 min on 2 idle cores (20 notebooks,
 one 15 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
@@ -43,30 +44,30 @@ BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
 
 EXPECTED_SCORES = {
     # student: (01_bayes_mle_map, 03_multinomial_nb), after the late penalty
-    "perfect": (35, 24),  # every test passes (its earlier blank attempt is ignored)
+    "perfect": (22, 21),  # every test passes (its earlier blank attempt is ignored)
     "blank": (0, 0),  # the release unchanged: every test fails
-    # posterior() without the prior: posterior 1+3 lost; multinomial_jll()
-    # without the log prior: jll 2+3 lost
-    "forgot-prior": (35 - 4, 24 - 5),
-    # dirichlet_posterior_mean() with N + 2 alpha: 1+3 lost;
-    # multinomial_feature_log_prob() with N_c + 2: 2+4 lost
-    "denominator-2": (35 - 4, 24 - 6),
-    # posterior() returns the scores: 1+3 lost; log_normalize() returns jll: 1+2 lost
-    "unnormalised": (35 - 4, 24 - 3),
+    # posterior() without the prior: posterior 1+1 lost; multinomial_jll()
+    # without the log prior: jll 2+4 lost
+    "forgot-prior": (22 - 2, 21 - 6),
+    # dirichlet_posterior_mean() with N + 2 alpha: 1+1 lost (the visible test's
+    # die has K = 6); multinomial_feature_log_prob() with N_c + 2: 2+5 lost
+    "denominator-2": (22 - 2, 21 - 7),
+    # posterior() returns the scores: 1+1 lost
+    "unnormalised": (22 - 2, 21),
     # multinomial_jll() in probability space: the visible test's short
-    # documents pass, the hidden test's ~2000-word documents underflow: 3 lost
-    "underflow": (35, 24 - 3),
-    # the kernel dies in m_estimate's cell: the 22 points before it are kept,
-    # the 13 after it are lost
-    "kernel-dies": (22, 24),
+    # documents pass, the hidden test's long documents underflow: 4 lost
+    "underflow": (22, 21 - 4),
+    # the kernel dies in m_estimate's cell: the 14 points before it are kept,
+    # the 8 after it are lost
+    "kernel-dies": (14, 21),
     # confusion_matrix's cell loops until the timeout: its tests 1+2 lost,
     # the rest of the notebook runs on
-    "infinite-loop": (35, 24 - 3),
+    "infinite-loop": (22, 21 - 3),
     # bernoulli_mle() divides by n + 1 and the visible test was replaced by
-    # `pass`: nbgrader restores the test, 1+2 lost (no gain from the edit)
-    "edits-test": (35 - 3, 24),
-    # 01 submitted after the due date: policy "zero" takes all 35; 03 on time
-    "late": (0, 24),
+    # `pass`: nbgrader restores the test, 1+1 lost (no gain from the edit)
+    "edits-test": (22 - 2, 21),
+    # 01 submitted after the due date: policy "zero" takes all 22; 03 on time
+    "late": (0, 21),
 }
 
 
@@ -159,7 +160,7 @@ def test_exports_and_report(demo):
     assert ("WITHOUT the sandbox" in page) == (not demo.sandboxed)
     assert "kernel-dies" in page and "infinite-loop" in page
     table = format_score_table(demo)
-    assert table.splitlines()[2].split()[:4] == ["perfect", "35", "24", "59"]
+    assert table.splitlines()[2].split()[:4] == ["perfect", "22", "21", "43"]
 
 
 # --- fast: the generated class itself ------------------------------------------
