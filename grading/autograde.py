@@ -44,7 +44,9 @@ from pathlib import Path
 
 import nbformat
 
+from grading import cluster
 from grading.course import Course
+from grading.lock import autograde_lock
 from grading.execute import STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, execute_task
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
@@ -59,7 +61,7 @@ STATUS_MISSING = "missing"
 STATUS_FLAGGED = "flagged"  # the answer scan distrusts some tests, or test cells were deleted
 STATUS_BLOCKED = "blocked"  # the sandbox or a limit stopped something (see execute.incidents)
 STATUSES = (STATUS_OK, STATUS_KERNEL_DIED, STATUS_TIMEOUT, STATUS_INVALID, STATUS_MISSING, STATUS_ERROR,
-            STATUS_FLAGGED, STATUS_BLOCKED)
+            STATUS_FLAGGED, STATUS_BLOCKED, cluster.STATUS_UNGRADED)
 STATE_DIRNAME = ".nbg_state"
 
 
@@ -207,6 +209,8 @@ def autograde(
     max_output_bytes=Limits.max_output_bytes,
     progress=False,
     limits=None,
+    scheduler=None,
+    security=None,
 ) -> AutogradeSummary:
     """Grade submissions in parallel and record the grades in nbgrader's gradebook.
 
@@ -234,6 +238,12 @@ def autograde(
         Memory, process, CPU and file-size limits of the sandbox (default
         :class:`Limits`'s); its ``cell_timeout`` and ``max_output_bytes``
         are replaced by the arguments above.
+    scheduler : str, optional
+        Address of a Dask scheduler to execute the notebooks on (default: the
+        course config's ``c.Nbg.scheduler``; ``"local"`` or none: the local
+        pool). See :mod:`grading.cluster`.
+    security : dict, optional
+        TLS files for the scheduler: ``tls_ca_file``, ``tls_cert``, ``tls_key``.
 
     Returns
     -------
@@ -241,7 +251,8 @@ def autograde(
     """
     start = time.monotonic()
     course = course if isinstance(course, Course) else Course(course)
-    if sandboxed:
+    dask_cluster = cluster.cluster_settings(course, scheduler, **(security or {}))  # None: the local pool
+    if sandboxed and dask_cluster is None:  # on a cluster, each worker's sandbox is checked instead
         available, why = sandbox_available()
         if not available:
             raise ValueError(f"cannot grade sandboxed: {why}")
@@ -275,10 +286,12 @@ def autograde(
     grader = _Grader(course, steps, limits, sandboxed)
     total = sum(len(job.notebook_ids) for job in jobs)
     bar = ProgressBar(total, enabled=progress)
-    with tempfile.TemporaryDirectory(prefix="nbg-autograde-") as scratch_root:
+    with autograde_lock(course), tempfile.TemporaryDirectory(prefix="nbg-autograde-") as scratch_root:
         if sandboxed and jobs:
             grader.matplotlib_cache = build_matplotlib_cache(Path(scratch_root) / "matplotlib")
-        pool = make_pool(workers) if workers > 1 else None
+        pool = make_pool(workers) if workers > 1 and not dask_cluster else None
+        if dask_cluster:  # instead of the local pool; checks every worker first
+            pool = cluster.connect(dask_cluster, sandboxed=sandboxed)
         try:
             pending = {}
             for job in jobs:
@@ -292,7 +305,11 @@ def autograde(
                 bar.advance(len(job.notebook_ids))
             for future in _as_completed(pending, pool):
                 job, notebook_id = pending[future]
-                job.results[notebook_id] = future.result()
+                try:
+                    job.results[notebook_id] = future.result()
+                except Exception as error:  # lost by the pool or cluster: never a grade, regraded next run
+                    summary.records.append(cluster.lost_task_record(job, notebook_id, error))
+                    continue
                 bar.advance(1, f"{job.student}/{notebook_id}")
                 if job.is_complete():
                     summary.records.extend(grader.finish(job))
@@ -523,6 +540,12 @@ def add_arguments(parser):
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run student code WITHOUT the bubblewrap sandbox, with your permissions "
                              "(only for trusted submissions; the report shows a banner)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run the notebooks on this Dask scheduler (tcp://host:8786, tls://host:8786; "
+                             "default: c.Nbg.scheduler of the course config, else the local pool)")
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="TLS: CA certificate of the Dask cluster")
+    parser.add_argument("--tls-cert", metavar="PEM", help="TLS: this grader's certificate")
+    parser.add_argument("--tls-key", metavar="PEM", help="TLS: this grader's private key")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--verbose", action="store_true", help="show nbgrader's log messages")
 
@@ -538,7 +561,8 @@ def run(args) -> int:
     summary = autograde(
         course, assignments=args.assignments or None, students=args.students,
         workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
-        sandboxed=not args.unsafe_no_sandbox, progress=not args.quiet,
+        sandboxed=not args.unsafe_no_sandbox, progress=not args.quiet, scheduler=args.scheduler,
+        security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key},
     )
     print(summary.format_table())
     return summary.exit_code
