@@ -60,11 +60,12 @@ def _check_gradebook_server(args):
     if args.command == "demo":
         return  # the demo builds its own course with a SQLite gradebook
     from grading.course import Course
-    from grading.database import check_database
+    from grading.database import check_database, ensure_course_row
 
-    url = Course(args.course, db_url=args.db).configured_db_url
-    if url is not None:
-        check_database(url)
+    course = Course(args.course, db_url=args.db)
+    if course.configured_db_url is not None:
+        check_database(course.configured_db_url)
+        ensure_course_row(course.configured_db_url, course.course_id)  # nbgrader's converters need it
 
 
 def _find_command(argv):

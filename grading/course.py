@@ -17,7 +17,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from grading.database import normalize_db_url
+from grading.database import ensure_course_row, normalize_db_url
 
 CONFIG_FILENAME = "nbgrader_config.py"
 GRADING_LOG_FILENAME = "grading_log.jsonl"
@@ -177,6 +177,7 @@ class Course:
         """
         from nbgrader.api import Gradebook
 
+        ensure_course_row(self.db_url, self.course_id)
         with Gradebook(self.db_url, self.course_id) as gradebook:
             yield gradebook
 

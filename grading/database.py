@@ -116,6 +116,29 @@ def check_database(url, timeout=10) -> None:
         raise DatabaseError(describe_error(error, url)) from None
 
 
+def ensure_course_row(url, course_id) -> None:
+    """Give the gradebook a row for the course, as nbgrader does only for a non-empty id.
+
+    nbgrader's default course id is ``""``, for which its ``Gradebook`` adds
+    no ``course`` row; SQLite does not enforce the foreign key from
+    ``assignment.course_id``, but PostgreSQL does, so every step would fail
+    with a foreign-key violation. Done once per process and URL.
+    """
+    if not is_postgres(url) or (url, course_id) in _COURSE_ROWS:
+        return
+    from nbgrader.api import Course as CourseRow
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url, course_id) as gradebook:
+        if gradebook.db.get(CourseRow, course_id) is None:
+            gradebook.db.add(CourseRow(id=course_id))
+            gradebook.db.commit()
+    _COURSE_ROWS.add((url, course_id))
+
+
+_COURSE_ROWS = set()
+
+
 def is_database_error(error) -> bool:
     """Whether an exception escaping a subcommand came from the database or its driver."""
     try:
