@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv sandbox test test-fast nbval demo execute release bench clean
+.PHONY: help venv sandbox postgres test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +28,16 @@ sandbox:  ## install bubblewrap (the grading sandbox) if it is missing
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 
-test: $(STAMP) sandbox  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+# The PostgreSQL gradebook tests start a throw-away server from Debian's binaries
+# (/usr/lib/postgresql/*/bin); install them where apt-get can, as for bubblewrap.
+postgres:  ## install PostgreSQL's server binaries (for the PostgreSQL gradebook tests) if missing
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "PostgreSQL (initdb) is missing and apt-get is not available: install the PostgreSQL server with your package manager"; exit 1; fi; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
+test: $(STAMP) sandbox postgres  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
 	$(BIN)/pytest --durations=15
 	$(BIN)/pytest $(NBVAL)
 

@@ -143,7 +143,10 @@ class PostgresServer:
         self.data = self.folder / "data"
         self.user = None
         if os.geteuid() == 0:
-            self.user = pwd.getpwnam("postgres")
+            try:  # Debian's package creates this account; any unprivileged one will do
+                self.user = pwd.getpwnam("postgres")
+            except KeyError:
+                self.user = pwd.getpwnam("nobody")
             os.chown(self.folder, self.user.pw_uid, self.user.pw_gid)
         self.process = None
 
