@@ -6,7 +6,10 @@ pool to the workers of a Dask distributed scheduler, through an executor with
 the ``concurrent.futures`` interface (:class:`DaskExecutor`). Dask reaches a
 few servers (``dask scheduler`` / ``dask worker``), Slurm (dask-jobqueue) and
 Kubernetes (dask-kubernetes) alike, and reschedules the tasks of a worker
-that disappears.
+that disappears. Each task carries the files of its submission's scratch
+folder (:func:`pack_task`), unpacked into a temporary folder on the worker
+(:func:`execute_packed`), so the workers share no disk with the grader; the
+results come back to the grading process, the only writer of the gradebook.
 
 Before grading, :func:`check_workers` runs :func:`worker_report` on every
 worker and refuses, naming the worker, when
@@ -199,12 +202,59 @@ def _takes_n_workers(client) -> bool:
     return "n_workers" in inspect.signature(client.scheduler_info).parameters
 
 
+def pack_task(task: dict) -> dict:
+    """A task that carries its scratch folder's files instead of the grader's local path.
+
+    The grading process prepares each submission in a scratch folder on its
+    own disk, which a worker on another machine cannot see; the packed task
+    holds the files' bytes (the submission and the assignment's other files,
+    a few kB to MB) and is unpacked by :func:`execute_packed` on the worker.
+    """
+    scratch = Path(task["scratch_dir"])
+    files = {path.relative_to(scratch).as_posix(): (None if path.is_dir() else path.read_bytes())
+             for path in sorted(scratch.rglob("*")) if not path.is_symlink()}
+    packed = {key: value for key, value in task.items() if key not in ("scratch_dir", "matplotlib_cache")}
+    return {**packed, "scratch_files": files, "matplotlib_cache": task.get("matplotlib_cache") is not None}
+
+
+_WORKER_MATPLOTLIB_CACHE = []
+
+
+def execute_packed(task: dict):
+    """Run on a worker: rebuild the scratch folder from the task's files, execute, clean up."""
+    import tempfile
+
+    from grading.execute import execute_task
+    from grading.sandbox import build_matplotlib_cache
+
+    with tempfile.TemporaryDirectory(prefix="nbg-worker-") as folder:
+        scratch = Path(folder) / "submission"
+        scratch.mkdir()
+        for name, data in task["scratch_files"].items():
+            target = scratch / name
+            if ".." in Path(name).parts:
+                raise ValueError(f"refusing the path {name!r} in a task")
+            if data is None:
+                target.mkdir(parents=True, exist_ok=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        cache = None
+        if task["matplotlib_cache"]:
+            if not _WORKER_MATPLOTLIB_CACHE:  # once per worker process, like the grader's once per run
+                _WORKER_MATPLOTLIB_CACHE.append(build_matplotlib_cache(Path(tempfile.mkdtemp(prefix="nbg-mpl-"))))
+            cache = _WORKER_MATPLOTLIB_CACHE[0]
+        unpacked = {key: value for key, value in task.items() if key != "scratch_files"}
+        return execute_task({**unpacked, "scratch_dir": str(scratch), "matplotlib_cache": cache})
+
+
 class DaskExecutor(concurrent.futures.Executor):
     """The process pool's interface on a Dask cluster (what ``autograde`` needs of it).
 
     ``submit`` returns ``concurrent.futures.Future`` objects, so
     ``concurrent.futures.as_completed`` works unchanged; ``shutdown`` closes
-    the client (the cluster itself keeps running).
+    the client (the cluster itself keeps running). Execution tasks are sent
+    with their files (:func:`pack_task`), so workers need no shared disk.
     """
 
     def __init__(self, client):
@@ -212,6 +262,10 @@ class DaskExecutor(concurrent.futures.Executor):
         self._executor = client.get_executor(pure=False)  # every task runs, even twice the same
 
     def submit(self, fn, /, *args, **kwargs):
+        from grading.execute import execute_task
+
+        if fn is execute_task and len(args) == 1 and "scratch_dir" in args[0] and not kwargs:
+            return self._executor.submit(execute_packed, pack_task(args[0]))
         return self._executor.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait=True, *, cancel_futures=False):
