@@ -145,3 +145,73 @@ def test_the_environment_fingerprint_changes_with_the_installed_packages(tmp_pat
 def test_a_bad_scheduler_address_is_one_clear_error(tmp_path):
     with pytest.raises(ValueError, match="is not a Dask address"):
         autograde(tmp_path, scheduler="http://nowhere:8786/path")
+
+
+@pytest.mark.slow
+def test_a_task_the_cluster_keeps_losing_is_left_ungraded_and_graded_next_run(tmp_path_factory, local_scores):
+    import os
+    import signal
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    course = Course(small_class.fresh_copy(tmp_path_factory, "lost_task"))
+    # No retry: the first worker lost while running a notebook fails its task for good.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address=None) as cluster, \
+            Client(cluster, set_as_default=False) as observer:
+        pids = observer.run(os.getpid)
+        outcome = {}
+        grader = threading.Thread(target=lambda: outcome.update(
+            summary=autograde(course, scheduler=cluster.scheduler_address)))
+        grader.start()
+        killed = None
+        deadline = time.monotonic() + GRADING_TIMEOUT
+        while killed is None and grader.is_alive() and time.monotonic() < deadline:
+            busy = [address for address, keys in observer.processing().items() if keys]
+            if busy:
+                killed = busy[0]
+                os.kill(pids[killed], signal.SIGKILL)
+            time.sleep(0.2)
+        grader.join(GRADING_TIMEOUT)
+    assert killed is not None and "summary" in outcome
+    lost = [r for r in outcome["summary"].records if r.status == STATUS_UNGRADED]
+    assert len(lost) == 1 and "left ungraded" in lost[0].reason and lost[0].score is None
+    student = lost[0].student
+    assert not (course.root / ".nbg_state" / "autograde" / "ps_fixture" / f"{student}.json").exists()
+    assert outcome["summary"].exit_code == 1
+    logged = (course.root / "grading_log.jsonl").read_text()
+    assert f'"student": "{student}"' not in logged  # no record of a grade that was never given
+
+    again = autograde(course, workers=2)  # the next run grades it, and only it
+    assert [r.student for r in again.records] == [student]
+    assert small_class.cell_scores(course) == local_scores
+
+
+def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from grading.cluster import execute_packed, pack_task
+    from grading.sandbox import Limits
+
+    scratch = tmp_path / "scratch"
+    (scratch / "data").mkdir(parents=True)
+    (scratch / "data" / "numbers.txt").write_text("1 2 3\n")
+    notebook = new_notebook(cells=[new_code_cell("print(sum(map(int, open('data/numbers.txt').read().split())))")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    task = {"notebook_json": nbformat.writes(notebook), "scratch_dir": str(scratch), "config": None,
+            "limits": Limits(cell_timeout=60), "sandboxed": False, "matplotlib_cache": None}
+    packed = pack_task(task)
+    assert "scratch_dir" not in packed and packed["scratch_files"] == {"data": None, "data/numbers.txt": b"1 2 3\n"}
+    import shutil
+
+    shutil.rmtree(scratch)  # the worker must not need it
+    result = execute_packed(packed)
+    assert result.status == "ok", result.reason
+    outputs = nbformat.reads(result.notebook_json, as_version=4).cells[0].outputs
+    assert outputs[0]["text"] == "6\n"
+
+    with pytest.raises(ValueError, match="refusing the path"):
+        execute_packed({**packed, "scratch_files": {"../escape.txt": b"x"}})
