@@ -215,3 +215,23 @@ def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
 
     with pytest.raises(ValueError, match="refusing the path"):
         execute_packed({**packed, "scratch_files": {"../escape.txt": b"x"}})
+
+
+def test_the_scheduler_and_tls_files_come_from_the_course_config_unless_given(tmp_path):
+    from grading.cluster import cluster_settings
+
+    for name in ("ca.pem", "cert.pem", "key.pem"):
+        (tmp_path / name).write_text("not read here")
+    (tmp_path / "nbgrader_config.py").write_text(
+        'c.Nbg.scheduler = "tls://grading-head:8786"\n'
+        f'c.Nbg.tls_ca_file = "{tmp_path}/ca.pem"\nc.Nbg.tls_cert = "{tmp_path}/cert.pem"\n'
+        f'c.Nbg.tls_key = "{tmp_path}/key.pem"\n')
+    course = Course(tmp_path)
+    settings = cluster_settings(course)
+    assert (settings.scheduler, settings.tls_key) == ("tls://grading-head:8786", f"{tmp_path}/key.pem")
+    assert cluster_settings(course, "tcp://127.0.0.1:8786").scheduler == "tcp://127.0.0.1:8786"
+    assert cluster_settings(course, "local") is None  # the local pool, whatever the config says
+    security = settings.security()
+    assert security.require_encryption and security.tls_client_key == f"{tmp_path}/key.pem"
+    with pytest.raises(ValueError, match="needs all three"):
+        cluster_settings(course, tls_cert="").security()
