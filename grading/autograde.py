@@ -541,8 +541,9 @@ def add_arguments(parser):
                         help="run student code WITHOUT the bubblewrap sandbox, with your permissions "
                              "(only for trusted submissions; the report shows a banner)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                        help="run the notebooks on this Dask scheduler (tcp://host:8786, tls://host:8786; "
-                             "default: c.Nbg.scheduler of the course config, else the local pool)")
+                        help="run the notebooks on this Dask scheduler (tcp://host:8786, tls://host:8786), "
+                             "one at a time per worker, -j unused; default: c.Nbg.scheduler of the course "
+                             "config; 'local': the local pool")
     parser.add_argument("--tls-ca-file", metavar="PEM", help="TLS: CA certificate of the Dask cluster")
     parser.add_argument("--tls-cert", metavar="PEM", help="TLS: this grader's certificate")
     parser.add_argument("--tls-key", metavar="PEM", help="TLS: this grader's private key")
