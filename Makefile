@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv sandbox browser test test-fast nbval demo execute release bench clean
+.PHONY: help venv sandbox browser postgres test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,15 @@ sandbox:  ## install bubblewrap (the grading sandbox) if it is missing
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 
+# The PostgreSQL gradebook tests start a throw-away server from Debian's binaries
+# (/usr/lib/postgresql/*/bin); install them where apt-get can, as for bubblewrap.
+postgres:  ## install PostgreSQL's server binaries (for the PostgreSQL gradebook tests) if missing
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "PostgreSQL (initdb) is missing and apt-get is not available: install the PostgreSQL server with your package manager"; exit 1; fi; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
 # The browser test of the student hand-out drives JupyterLab in headless
 # Chromium; Debian's chromium and chromium-driver, installed like bubblewrap.
 browser:  ## install headless Chromium and its WebDriver (the hand-out's browser test) if missing
@@ -37,7 +46,7 @@ browser:  ## install headless Chromium and its WebDriver (the hand-out's browser
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
-test: $(STAMP) sandbox browser  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+test: $(STAMP) sandbox browser postgres  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
 	$(BIN)/pytest --durations=15
 	$(BIN)/pytest $(NBVAL)
 

@@ -4,6 +4,7 @@ Examples
 --------
 ``python -m bench``                          everything (~25 min on 2 idle cores)
 ``python -m bench --only nbcore``            one section; the report keeps the others
+``python -m bench --only cluster --submissions 10``  the local pool against a local Dask cluster
 ``python -m bench --only nbcore --models GaussianNB``
 ``python -m bench --smoke --out /tmp/b.md``  a tiny run of everything (checks the code, not speed)
 ``python -m bench --report-only``            rewrite BENCHMARKS.md from bench/figures/results.json
@@ -51,10 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="nbcore section: BLAS threads during the comparison (default 1; 0: the "
                              "libraries' default). See BENCHMARKS.md for why")
     parser.add_argument("--submissions", type=int, default=None,
-                        help="grading section: number of submissions (default 40)")
-    parser.add_argument("--assignment", default=None, help="grading section: which assignment (default 01_bayes_mle_map)")
+                        help="grading and cluster sections: number of submissions (default 40)")
+    parser.add_argument("--assignment", default=None, help="grading and cluster sections: which assignment (default 01_bayes_mle_map)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="grading section: parallel workers of nbg autograde (default: the number of cores)")
+                        help="grading and cluster sections: parallel workers of nbg autograde, and the "
+                             "Dask cluster's size (default: the number of cores)")
     parser.add_argument("--report-only", action="store_true",
                         help="measure nothing: rewrite the report from the stored results.json")
     parser.add_argument("--keep", action="store_true",
@@ -92,6 +94,13 @@ def run_section(name, args, echo=print) -> dict:
         return course_run.run(echo=echo)
     from bench import grading_run
 
+    if name == "cluster":
+        from bench import cluster_run
+
+        return cluster_run.run(assignment=args.assignment or grading_run.ASSIGNMENT,
+                               n_submissions=args.submissions or (SMOKE["n_submissions"] if smoke
+                                                                  else grading_run.N_SUBMISSIONS),
+                               workers=args.workers, smoke=smoke, echo=echo)
     n_submissions = args.submissions or (SMOKE["n_submissions"] if smoke else grading_run.N_SUBMISSIONS)
     return grading_run.run(assignment=args.assignment or grading_run.ASSIGNMENT,
                            n_submissions=n_submissions, workers=args.workers, smoke=smoke,

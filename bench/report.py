@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import targets
 
-SECTIONS = ("nbcore", "grading", "course")
+SECTIONS = ("nbcore", "grading", "course", "cluster")
 COMMAND = ".venv/bin/python -m bench"
 
 
@@ -352,6 +352,15 @@ def _targets_lines(results) -> list:
     return lines + [""]
 
 
+CLUSTER_TITLE = "## 4. Grading on a Dask cluster"
+
+
+def _cluster_lines(section, figures: Path, out_dir: Path) -> list:
+    from bench.cluster_run import report_lines
+
+    return report_lines(section, CLUSTER_TITLE, COMMAND)
+
+
 def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path, start)).as_posix()
 
@@ -364,7 +373,7 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
     figures = figures.resolve()
     plots = {"nbcore": [(plot_scaling, "nbcore_scaling.png"), (plot_ratios, "nbcore_ratios.png")],
              "grading": [(plot_throughput, "grading_throughput.png")],
-             "course": [(plot_course, "course_execution.png")]}
+             "course": [(plot_course, "course_execution.png")], "cluster": []}
     for name, section in results.items():
         for plot, filename in plots[name]:
             plot(section["data"], figures / filename)
@@ -383,9 +392,10 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
             lines.append(f"The `{name}` section was measured on {section['machine']['date']} "
                          f"(load {section['machine']['load_average']}).")
     lines += [""] + _targets_lines(results) + METHOD.splitlines() + [""]
-    renderers = {"nbcore": _nbcore_lines, "grading": _grading_lines, "course": _course_lines}
+    renderers = {"nbcore": _nbcore_lines, "grading": _grading_lines, "course": _course_lines,
+                 "cluster": _cluster_lines}
     titles = {"nbcore": "## 1. nbcore vs scikit-learn", "grading": "## 2. Autograding throughput",
-              "course": "## 3. Course execution"}
+              "course": "## 3. Course execution", "cluster": CLUSTER_TITLE}
     for name in SECTIONS:
         if name in results:
             lines += renderers[name](results[name]["data"], figures, out_dir)

@@ -40,16 +40,17 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import nbformat
 
+from grading import cluster
 from grading.course import Course
-from concurrent.futures.process import BrokenProcessPool
-
 from grading.execute import (
     STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, ExecutionResult, clean_text, execute_task,
 )
+from grading.lock import autograde_lock
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
 from grading.sandbox import Limits, build_matplotlib_cache, readable_paths, sandbox_available
@@ -63,7 +64,7 @@ STATUS_MISSING = "missing"
 STATUS_FLAGGED = "flagged"  # the answer scan distrusts some tests, or test cells were deleted
 STATUS_BLOCKED = "blocked"  # the sandbox or a limit stopped something (see execute.incidents)
 STATUSES = (STATUS_OK, STATUS_KERNEL_DIED, STATUS_TIMEOUT, STATUS_INVALID, STATUS_MISSING, STATUS_ERROR,
-            STATUS_FLAGGED, STATUS_BLOCKED)
+            STATUS_FLAGGED, STATUS_BLOCKED, cluster.STATUS_UNGRADED)
 STATE_DIRNAME = ".nbg_state"
 JUDGE_FILES_BYTES = 50 * 2**20
 MAX_SUBMISSION_BYTES = 200 * 2**20  # a submission's folder, copied once per notebook
@@ -214,6 +215,8 @@ def autograde(
     max_output_bytes=Limits.max_output_bytes,
     progress=False,
     limits=None,
+    scheduler=None,
+    security=None,
 ) -> AutogradeSummary:
     """Grade submissions in parallel and record the grades in nbgrader's gradebook.
 
@@ -241,6 +244,12 @@ def autograde(
         Memory, process, CPU and file-size limits of the sandbox (default
         :class:`Limits`'s); its ``cell_timeout`` and ``max_output_bytes``
         are replaced by the arguments above.
+    scheduler : str, optional
+        Address of a Dask scheduler to execute the notebooks on (default: the
+        course config's ``c.Nbg.scheduler``; ``"local"`` or none: the local
+        pool). See :mod:`grading.cluster`.
+    security : dict, optional
+        TLS files for the scheduler: ``tls_ca_file``, ``tls_cert``, ``tls_key``.
 
     Returns
     -------
@@ -248,7 +257,8 @@ def autograde(
     """
     start = time.monotonic()
     course = course if isinstance(course, Course) else Course(course)
-    if sandboxed:
+    dask_cluster = cluster.cluster_settings(course, scheduler, **(security or {}))  # None: the local pool
+    if sandboxed and dask_cluster is None:  # on a cluster, each worker's sandbox is checked instead
         available, why = sandbox_available()
         if not available:
             raise ValueError(f"cannot grade sandboxed: {why}")
@@ -282,11 +292,12 @@ def autograde(
     grader = _Grader(course, steps, limits, sandboxed)
     total = sum(len(job.notebook_ids) for job in jobs)
     bar = ProgressBar(total, enabled=progress)
-    clean_stale_folders(course)
-    with tempfile.TemporaryDirectory(prefix="nbg-") as scratch_root:
+    with autograde_lock(course), tempfile.TemporaryDirectory(prefix="nbg-") as scratch_root:
+        clean_stale_folders(course)  # under the lock: no other run owns them
         if sandboxed and jobs:
             grader.matplotlib_cache = build_matplotlib_cache(Path(scratch_root) / "matplotlib")
-        runner = _TaskRunner(workers)
+        # A Dask cluster instead of the local pool (checks every worker first).
+        runner = _TaskRunner(workers, cluster.connect(dask_cluster, sandboxed=sandboxed) if dask_cluster else None)
         try:
             for job in jobs:
                 try:
@@ -334,9 +345,10 @@ class _TaskRunner:
     worker died is replaced, and the tasks it held are submitted again.
     """
 
-    def __init__(self, workers):
+    def __init__(self, workers, executor=None):
         self.workers = workers
-        self.pool = make_pool(workers) if workers > 1 else None
+        # A cluster's executor reschedules lost tasks itself; a local pool is replaced when it breaks.
+        self.pool = executor if executor is not None else make_pool(workers) if workers > 1 else None
         self.pending = {}  # future -> key
         self.tasks = {}  # key -> task
         self.attempts = {}
@@ -624,11 +636,13 @@ class _Grader:
                 continue
             result = job.results[notebook_id]
             if result.status == STATUS_ERROR:
+                # Never a grade: not in the gradebook, the log or the state; the next run grades it.
                 job.grader_failed = True
-                records.append(dataclasses.replace(
-                    self._record(job, notebook_id, STATUS_ERROR,
-                                 f"the grader could not run it ({result.reason}); not graded, "
-                                 "the next run tries again", result.seconds), score=None))
+                records.append(GradingRecord(
+                    student=job.student, assignment=job.assignment, notebook=notebook_id,
+                    status=cluster.STATUS_UNGRADED, sandboxed=self.sandboxed, graded_at=_now(),
+                    reason=f"the grader could not run it ({result.reason}); the submission is left "
+                           "ungraded: the next run grades it"))
                 continue
             try:
                 notebook = nbformat.reads(result.notebook_json, as_version=4)
@@ -655,7 +669,7 @@ class _Grader:
             state = {"hash": job.content_hash, "graded_at": _now(),
                      "statuses": {r.notebook: r.status for r in records}}
             _write_atomic(state_path, json.dumps(state, indent=1))
-        self._log(records)
+        self._log([r for r in records if r.status != cluster.STATUS_UNGRADED])
         return records
 
     def _log(self, records):
@@ -725,6 +739,13 @@ def add_arguments(parser):
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run student code WITHOUT the bubblewrap sandbox, with your permissions "
                              "(only for trusted submissions; the report shows a banner)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run the notebooks on this Dask scheduler (tcp://host:8786, tls://host:8786), "
+                             "one at a time per worker, -j unused; default: c.Nbg.scheduler of the course "
+                             "config; 'local': the local pool")
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="TLS: CA certificate of the Dask cluster")
+    parser.add_argument("--tls-cert", metavar="PEM", help="TLS: this grader's certificate")
+    parser.add_argument("--tls-key", metavar="PEM", help="TLS: this grader's private key")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--verbose", action="store_true", help="show nbgrader's log messages")
 
@@ -740,7 +761,8 @@ def run(args) -> int:
     summary = autograde(
         course, assignments=args.assignments or None, students=args.students,
         workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
-        sandboxed=not args.unsafe_no_sandbox, progress=not args.quiet,
+        sandboxed=not args.unsafe_no_sandbox, progress=not args.quiet, scheduler=args.scheduler,
+        security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key},
     )
     print(summary.format_table())
     return summary.exit_code

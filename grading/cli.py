@@ -6,7 +6,8 @@ runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
 
 Exit codes: 0 success, 1 something needs the instructor's attention (or a
 check failed), 2 usage errors (argparse's convention, also for ValueErrors
-about the course or the arguments).
+about the course or the arguments, and for a gradebook database that cannot
+be reached or whose driver is missing: one line, see :mod:`grading.database`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,20 @@ def build_parser(command=None) -> argparse.ArgumentParser:
     return _parser_with_subcommands(command)
 
 
+def _check_gradebook_server(args):
+    """Connect once to a server gradebook (``--db`` or the course config), so a missing
+    driver or an unreachable server is one line before any step starts."""
+    if args.command == "demo":
+        return  # the demo builds its own course with a SQLite gradebook
+    from grading.course import Course
+    from grading.database import check_database, ensure_course_row
+
+    course = Course(args.course, db_url=args.db)
+    if course.configured_db_url is not None:
+        check_database(course.configured_db_url)
+        ensure_course_row(course.configured_db_url, course.course_id)  # nbgrader's converters need it
+
+
 def _find_command(argv):
     for arg in argv:
         if arg in SUBCOMMANDS:
@@ -78,9 +93,17 @@ def main(argv=None) -> int:
         return 2
     module = importlib.import_module(args.module)
     try:
+        _check_gradebook_server(args)
         return int(module.run(args) or 0)
     except ValueError as error:
         print(f"nbg {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        from grading.database import describe_error, is_database_error
+
+        if not is_database_error(error):
+            raise
+        print(f"nbg {args.command}: error: {describe_error(error, args.db or 'the gradebook')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"nbg {args.command}: interrupted; re-run to finish (nothing committed is lost)",

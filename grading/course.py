@@ -17,6 +17,8 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from grading.database import ensure_course_row, normalize_db_url
+
 CONFIG_FILENAME = "nbgrader_config.py"
 GRADING_LOG_FILENAME = "grading_log.jsonl"
 
@@ -49,7 +51,9 @@ class Course:
     db_url : str, optional
         SQLAlchemy URL of the gradebook. Defaults to nbgrader's
         ``sqlite:///<root>/gradebook.db``; pass e.g. a PostgreSQL URL to use a
-        server database.
+        server database (``postgresql://`` URLs use psycopg 3, see
+        :mod:`grading.database`). The course config's
+        ``c.CourseDirectory.db_url`` applies when this is not given.
 
     Examples
     --------
@@ -73,8 +77,12 @@ class Course:
             loader = PyFileConfigLoader(CONFIG_FILENAME, path=str(self.root))
             config.merge(loader.load_config())
         config.CourseDirectory.root = str(self.root)
+        if db_url is None and "db_url" in config.CourseDirectory:
+            db_url = config.CourseDirectory.db_url
         if db_url is not None:
-            config.CourseDirectory.db_url = db_url
+            # A plain postgresql:// URL gets the driver the `postgres` extra installs.
+            config.CourseDirectory.db_url = normalize_db_url(db_url)
+        self.configured_db_url = config.CourseDirectory.db_url if db_url is not None else None
         return config
 
     @property
@@ -169,6 +177,7 @@ class Course:
         """
         from nbgrader.api import Gradebook
 
+        ensure_course_row(self.db_url, self.course_id)
         with Gradebook(self.db_url, self.course_id) as gradebook:
             yield gradebook
 

@@ -251,7 +251,10 @@ def run(args) -> int:
     """Entry point of ``nbg export``; returns the exit code."""
     from grading.course import Course
 
+    from grading.lock import warn_if_unfinished
+
     course = Course(args.course, db_url=args.db)
+    warn_if_unfinished(course, "export")  # nbgrader commits cell by cell: a run under way shows half
     out_dir = Path(args.out) if args.out else course.root / "exports"
     grades_csv, cells_csv = export_grades(course, out_dir)
     print(f"grades (one row per student): {grades_csv}")

@@ -177,6 +177,15 @@ def _sandbox_banner(log) -> str:
     )
 
 
+def _unfinished_banner(course) -> str:
+    from grading.lock import unfinished_run
+
+    why = unfinished_run(course)
+    if not why:
+        return ""
+    return f'<div class="banner">Grading is not finished: {html.escape(why)}.</div>'
+
+
 def _attention_section(current, log) -> str:
     parts = ["<h2>Submissions that need attention</h2>"]
     flagged = needs_attention(current)
@@ -240,6 +249,7 @@ def write_report(course, out_path) -> Path:
     parts = [
         "<h1>Grading report</h1>",
         f"<p>Course root: <code>{html.escape(str(course.root))}</code></p>",
+        _unfinished_banner(course),
         _sandbox_banner(log),
         _attention_section(current, log),
         _scores_section(grades),
@@ -278,7 +288,10 @@ def run(args) -> int:
     """Entry point of ``nbg report``; returns the exit code."""
     from grading.course import Course
 
+    from grading.lock import warn_if_unfinished
+
     course = Course(args.course, db_url=args.db)
+    warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
     out_path = Path(args.out) if args.out else course.root / "report.html"
     print(f"report: {write_report(course, out_path)}")
     return 0

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _normalise(requirement: str) -> tuple[str, str]:
     """Split 'Name>=1.0' into ('name', '>=1.0') with PEP 503 name folding."""
     requirement = requirement.split(";")[0]  # environment markers do not exist in conda
+    requirement = re.sub(r"\[[^\]]*\]", "", requirement)  # nor extras: conda packages ship them whole
     match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", requirement)
     assert match, f"cannot parse requirement {requirement!r}"
     name, spec = match.groups()
