@@ -231,6 +231,9 @@ def export_grades(course, out_dir) -> tuple[Path, Path]:
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {out_dir} is a file; give a folder for grades.csv and cells.csv")
     out_dir.mkdir(parents=True, exist_ok=True)
+    from grading.late import apply_late_policy
+
+    apply_late_policy(course)  # due dates, extensions or manual grades may have changed
     grades = read_class_grades(course)
     return (
         write_grades_csv(grades, out_dir / GRADES_FILENAME),

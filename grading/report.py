@@ -231,6 +231,10 @@ def write_report(course, out_path) -> Path:
     out_path = Path(out_path)
     if out_path.is_dir():
         raise ValueError(f"{out_path} is a folder; give a file name such as report.html")
+    from grading.late import apply_late_policy, describe_policy, late_section_html
+
+    # Recompute late penalties first (due dates, extensions, manual grades may have changed).
+    late = apply_late_policy(course)
     grades = read_class_grades(course)
     log = read_grading_log(course.grading_log_path)
     current = sorted(
@@ -243,6 +247,7 @@ def write_report(course, out_path) -> Path:
         _sandbox_banner(log),
         _attention_section(current, log),
         _scores_section(grades),
+        late_section_html(late, describe_policy(course)),
     ]
     if grades.submissions:
         parts.append("<h2>Score distribution per assignment</h2>" + score_distribution_plot(grades))
