@@ -215,7 +215,7 @@ def _scores_section(grades) -> str:
     return "".join(parts)
 
 
-def write_report(course, out_path) -> Path:
+def write_report(course, out_path, similarity_threshold=None) -> Path:
     """Write the class report as one self-contained HTML file.
 
     Parameters
@@ -223,6 +223,9 @@ def write_report(course, out_path) -> Path:
     course : grading.Course
     out_path : str or Path
         The HTML file to write (its folder is created).
+    similarity_threshold : float, optional
+        Share of answer code two submissions must have in common to be listed
+        (default :data:`grading.similarity.DEFAULT_THRESHOLD`).
 
     Returns
     -------
@@ -249,6 +252,10 @@ def write_report(course, out_path) -> Path:
         _scores_section(grades),
         late_section_html(late, describe_policy(course)),
     ]
+    from grading.similarity import DEFAULT_THRESHOLD, similar_pairs, similarity_section_html
+
+    threshold = similarity_threshold or DEFAULT_THRESHOLD
+    parts.append(similarity_section_html(similar_pairs(course, threshold=threshold), threshold))
     if grades.submissions:
         parts.append("<h2>Score distribution per assignment</h2>" + score_distribution_plot(grades))
     rates = pass_rates(grades, course)
@@ -277,6 +284,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--out", default=None, help="HTML file to write (default: <course root>/report.html)"
     )
+    parser.add_argument("--similarity-threshold", type=float, default=None, metavar="SHARE",
+                        help="list pairs sharing at least this share of their answer code (default: 0.8)")
 
 
 def run(args) -> int:
@@ -285,5 +294,5 @@ def run(args) -> int:
 
     course = Course(args.course, db_url=args.db)
     out_path = Path(args.out) if args.out else course.root / "report.html"
-    print(f"report: {write_report(course, out_path)}")
+    print(f"report: {write_report(course, out_path, args.similarity_threshold)}")
     return 0
