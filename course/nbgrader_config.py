@@ -17,3 +17,13 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # The machine grading a class is shared: allow a slow cell 120 s (default 30 s)
 # before nbgrader interrupts it and scores the rest of the notebook.
 c.Execute.timeout = 120
+
+# Late work: 10% of the points possible off per started day after the due
+# date, never below 50% of the points (Canvas's late policy model), through
+# nbgrader's late-submission plugin; per-student due dates in extensions.csv
+# (student_id,assignment,due). See grading/late.py.
+c.AssignLatePenalties.plugin_class = "grading.late.LatePolicy"
+c.LatePolicy.percent_per_interval = 10
+c.LatePolicy.interval_hours = 24
+c.LatePolicy.lowest_score_percent = 50
+c.LatePolicy.extensions_file = "extensions.csv"
