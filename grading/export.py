@@ -17,6 +17,11 @@ Two files are written:
     written answer still waiting for the instructor's grade has empty
     ``score`` and ``passed``.
 
+With ``--format canvas`` or ``--format moodle`` and a ``--roster``, a third
+file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
+import (:mod:`grading.lms`). Late penalties are recomputed first
+(:func:`grading.late.apply_late_policy`).
+
 Everything is read through nbgrader's :class:`nbgrader.api.Gradebook`, so a
 server database (``--db``) works the same as the default SQLite file.
 """
