@@ -144,7 +144,11 @@ def similar_pairs(course, assignments=None, threshold=DEFAULT_THRESHOLD) -> list
             boilerplate = np.array(sorted(set().union(*(_fingerprint(g, 1).hashes for g in given))))
             prints = {s: [_fingerprint(text, win_size, boilerplate) for text in texts]
                       for s, texts in answers.items()}
+            # Most pairs share no fingerprint at all: a set intersection rules them out cheaply.
+            hashes = {s: set().union(*(p.hashes for p in cells)) for s, cells in prints.items()}
             for first, second in itertools.combinations(sorted(prints), 2):
+                if not hashes[first] & hashes[second]:
+                    continue
                 shared, similarity, slices = _compare(prints[first], prints[second])
                 # A few shared characters over a tiny own answer are no evidence.
                 if min(shared) < MIN_SHARED or max(similarity) < threshold:
