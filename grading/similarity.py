@@ -38,7 +38,7 @@ class SimilarPair:
     notebook: str
     students: tuple
     similarity: tuple  # share of each student's own answer code found in the other's
-    highlighted: tuple  # each answer as HTML with the shared parts in <mark>
+    highlighted: tuple  # each side's answer cells that share code, as HTML, shared parts in <mark>
 
     @property
     def score(self) -> float:
@@ -108,11 +108,7 @@ def _highlight(prints, slices) -> str:
 
     parts = []
     for fingerprint, part in zip(prints, slices):
-        if not fingerprint.raw_code.strip():
-            continue
-        if part is None:
-            parts.append(html.escape(fingerprint.raw_code))
-        else:
+        if part is not None:  # only the answer cells that share code
             parts.append(highlight_overlap(fingerprint.raw_code, part, "<mark>", "</mark>",
                                            escape_html=True)[0])
     return "\n\n".join(parts)
