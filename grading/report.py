@@ -2,7 +2,9 @@
 
 Sections: a banner when any submission was graded without the sandbox; the
 submissions that need the instructor's attention, with the reason; the
-score table (student x assignment); the score distribution per assignment;
+score table (student x assignment); each late penalty explained
+(:mod:`grading.late`, recomputed first); pairs of similar answers for review
+(:mod:`grading.similarity`); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
