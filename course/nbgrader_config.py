@@ -28,3 +28,13 @@ from grading.feedback import feedback_preprocessors  # noqa: E402 -- the course'
 
 c.GenerateFeedback.preprocessors = feedback_preprocessors()
 c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading_log.jsonl")
+
+# Late work: 10% of the points possible off per started day after the due
+# date, never below 50% of the points (Canvas's late policy model), through
+# nbgrader's late-submission plugin; per-student due dates in extensions.csv
+# (student_id,assignment,due). See grading/late.py.
+c.AssignLatePenalties.plugin_class = "grading.late.LatePolicy"
+c.LatePolicy.percent_per_interval = 10
+c.LatePolicy.interval_hours = 24
+c.LatePolicy.lowest_score_percent = 50
+c.LatePolicy.extensions_file = "extensions.csv"

@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "feedback": ("grading.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
     "export": ("grading.export", "write grades as CSV for an LMS and per test cell"),
     "report": ("grading.report", "write an HTML report with plots of how the class did"),
+    "status": ("grading.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
     "demo": ("grading.demo", "run the whole pipeline on a generated demo class"),
 }
 

@@ -5,7 +5,7 @@ notebooks (:data:`grading.demo_students.DEMO_ASSIGNMENTS`), then, as an
 instructor would:
 
 1. ``release`` the assignments (and their LMS zips);
-2. generate the ten students' submissions (:mod:`grading.demo_students`) and
+2. generate the demo students' submissions (:mod:`grading.demo_students`) and
    pack them as an LMS download (Blackboard-style names in a nested folder,
    one student with two attempts), then ``collect`` that zip;
 3. ``autograde`` everything in parallel;
@@ -13,13 +13,13 @@ instructor would:
 
 and prints the class's score table and where each output was written.
 
-The demo's course config differs from the course's in two options, both
-written into ``<out>/course/nbgrader_config.py`` with a comment:
-a per-cell timeout of :data:`DEMO_CELL_TIMEOUT` seconds (the infinite loop
-costs that, not two minutes), and nbgrader's late policy ``"zero"``: a
-notebook submitted after the due date scores 0 (nbgrader records the
-penalty, equal to the score, and the raw per-cell scores stay visible in
-``cells.csv``). nbgrader's default policy, ``"none"``, ignores lateness.
+The demo's course config differs from the course's in one option, written
+into ``<out>/course/nbgrader_config.py`` with a comment: a per-cell timeout
+of :data:`DEMO_CELL_TIMEOUT` seconds (the infinite loop costs that, not two
+minutes). The course's late policy applies (:mod:`grading.late`: 10% of the
+points possible per started day, floor 50%), with the extension of
+:data:`grading.demo_students.DEMO_EXTENSIONS` in ``extensions.csv``; the
+raw per-cell scores of late work stay visible in ``cells.csv``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, student_notebook
+from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_EXTENSIONS, DEMO_STUDENTS, student_notebook
 
 DEFAULT_OUT = "demo-output"
 DEMO_CELL_TIMEOUT = 15  # seconds; the slowest legitimate cell takes ~4 s on 2 busy cores
@@ -45,11 +45,9 @@ MARKER = ".nbg-demo"  # marks a folder this module made, so re-running may repla
 
 DEMO_CONFIG = f"""
 
-# --- nbg demo: the two options that differ from the course's config ---
+# --- nbg demo: the option that differs from the course's config ---
 # A short per-cell timeout: the demo's infinite loop costs seconds, not minutes.
 c.Execute.timeout = {DEMO_CELL_TIMEOUT}
-# Late notebooks score 0 (nbgrader's "zero" policy; its default "none" ignores lateness).
-c.LateSubmissionPlugin.penalty_method = "zero"
 """
 
 
@@ -125,6 +123,9 @@ def build_demo_course(course_root: Path, source_root: Path, assignments) -> Path
     config = source_root / "nbgrader_config.py"
     base = config.read_text() if config.is_file() else "c = get_config()  # noqa: F821\n"
     (course_root / "nbgrader_config.py").write_text(base + DEMO_CONFIG)
+    (course_root / "extensions.csv").write_text(
+        "student_id,assignment,due\n"
+        + "".join(f"{s},{a},{due}\n" for s, a, due in DEMO_EXTENSIONS if a in assignments))
     return course_root
 
 
@@ -301,7 +302,9 @@ def print_summary(result: DemoResult, echo=print) -> None:
     echo(format_score_table(result))
     echo("")
     echo("Max includes the written answers (graded by hand in nbgrader's formgrader),")
-    echo("so no student reaches it automatically; late notebooks score 0 (policy 'zero').")
+    echo("so no student reaches it automatically; late work loses 10% of the points per")
+    echo("started day (at most down to 50%); the report explains each penalty and lists")
+    echo("similar answers (copier-a and copier-b) for review.")
     echo("")
     echo(f"course root:        {result.course_root}")
     echo(f"student releases:   {', '.join(str(p) for p in result.release_zips)}")

@@ -1,4 +1,4 @@
-"""The demo class: ten students whose submissions are generated from the source notebooks.
+"""The demo class: thirteen students whose submissions are generated from the source notebooks.
 
 Each student is the release notebook filled in the way a student would: the
 solution cells take the instructor's solution (delimiters removed), except
@@ -103,6 +103,34 @@ def confusion_matrix(y_true, y_pred, classes):
 
 TEST_CELL_REPLACED = "pass  # I removed this test: my answer is right"
 
+# Two students hand in the same code of their own (right, but not the
+# instructor's): the second renamed every variable and changed the comments.
+CONFUSION_MATRIX_OWN = '''
+def confusion_matrix(y_true, y_pred, classes):
+    """Count every (true, predicted) pair of labels."""
+    labels = list(np.asarray(classes).tolist())
+    truth = np.asarray(y_true)
+    guess = np.asarray(y_pred)
+    table = np.zeros((len(labels), len(labels)), dtype=int)
+    for row, actual in enumerate(labels):
+        for column, predicted in enumerate(labels):
+            table[row, column] = int(np.sum((truth == actual) & (guess == predicted)))
+    return table
+'''
+
+CONFUSION_MATRIX_RENAMED = '''
+def confusion_matrix(y_true, y_pred, classes):
+    # rows: true class, columns: predicted class
+    names = list(np.asarray(classes).tolist())
+    t = np.asarray(y_true)
+    p = np.asarray(y_pred)
+    counts = np.zeros((len(names), len(names)), dtype=int)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            counts[i, j] = int(np.sum((t == a) & (p == b)))
+    return counts
+'''
+
 
 @dataclass(frozen=True)
 class DemoStudent:
@@ -178,7 +206,20 @@ DEMO_STUDENTS = (
         edited_tests={(BAYES, "test_bernoulli_mle_visible"): TEST_CELL_REPLACED},
     ),
     DemoStudent("late", "every function right, 01 handed in after the due date", late=(BAYES,)),
+    DemoStudent("extended", "every function right, 01 late but within an extension", late=(BAYES,)),
+    DemoStudent(
+        "copier-a",
+        "own confusion_matrix() in 03, right",
+        code={(MULTINOMIAL, "confusion_matrix"): CONFUSION_MATRIX_OWN},
+    ),
+    DemoStudent(
+        "copier-b",
+        "copier-a's 03 code with other names and comments",
+        code={(MULTINOMIAL, "confusion_matrix"): CONFUSION_MATRIX_RENAMED},
+    ),
 )
+# Extensions the demo grants (written to the demo course's extensions.csv).
+DEMO_EXTENSIONS = (("extended", BAYES, "2026-01-18 23:59"),)
 
 
 def _grade_id(cell):

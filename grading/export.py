@@ -17,6 +17,11 @@ Two files are written:
     written answer still waiting for the instructor's grade has empty
     ``score`` and ``passed``.
 
+With ``--format canvas`` or ``--format moodle`` and a ``--roster``, a third
+file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
+import (:mod:`grading.lms`). Late penalties are recomputed first
+(:func:`grading.late.apply_late_policy`).
+
 Everything is read through nbgrader's :class:`nbgrader.api.Gradebook`, so a
 server database (``--db``) works the same as the default SQLite file.
 """
@@ -231,6 +236,9 @@ def export_grades(course, out_dir) -> tuple[Path, Path]:
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {out_dir} is a file; give a folder for grades.csv and cells.csv")
     out_dir.mkdir(parents=True, exist_ok=True)
+    from grading.late import apply_late_policy
+
+    apply_late_policy(course)  # due dates, extensions or manual grades may have changed
     grades = read_class_grades(course)
     return (
         write_grades_csv(grades, out_dir / GRADES_FILENAME),
@@ -245,6 +253,14 @@ def add_arguments(parser) -> None:
         default=None,
         help="folder for grades.csv and cells.csv (default: <course root>/exports)",
     )
+    parser.add_argument(
+        "--format", choices=("csv", "canvas", "moodle"), default="csv", dest="lms",
+        help="also write canvas.csv or moodle.csv for the LMS's gradebook import (needs --roster)",
+    )
+    parser.add_argument("--roster", default=None, metavar="CSV",
+                        help="one row per student with the LMS's ids (e.g. the LMS's gradebook export)")
+    parser.add_argument("--roster-id", default="student_id", metavar="COLUMN",
+                        help="the roster's column holding nbgrader's student ids (default: student_id)")
 
 
 def run(args) -> int:
@@ -256,7 +272,17 @@ def run(args) -> int:
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "export")  # nbgrader commits cell by cell: a run under way shows half
     out_dir = Path(args.out) if args.out else course.root / "exports"
+    lms = getattr(args, "lms", "csv")
+    if lms != "csv" and not args.roster:
+        raise ValueError(f"--format {lms} needs --roster: the LMS's student ids come from it")
     grades_csv, cells_csv = export_grades(course, out_dir)
     print(f"grades (one row per student): {grades_csv}")
     print(f"per test cell:                {cells_csv}")
+    if lms != "csv":
+        from grading.lms import write_lms_csv
+
+        grades = read_class_grades(course)
+        path = write_lms_csv(grades, lms, args.roster, args.roster_id, out_dir / f"{lms}.csv")
+        points = ", ".join(f"{a} {format_points(grades.max_scores[a])}" for a in grades.assignments)
+        print(f"for {lms.title()}'s gradebook import: {path} (points possible: {points})")
     return 0

@@ -1,13 +1,14 @@
-"""A one-line progress bar on stderr (no dependency; silent unless stderr is a TTY)."""
+"""The progress bar of ``nbg autograde``: tqdm, silent unless stderr is a terminal."""
 
 from __future__ import annotations
 
 import sys
-import time
+
+from tqdm import tqdm
 
 
 class ProgressBar:
-    """``[#####.....] 5/10 12s alice/ps1`` redrawn in place.
+    """``5/10 [00:12<00:12] alice/ps1`` redrawn in place (a thin layer over tqdm).
 
     Parameters
     ----------
@@ -19,27 +20,21 @@ class ProgressBar:
         Default ``sys.stderr``.
     """
 
-    def __init__(self, total, enabled=True, stream=None, width=30):
-        self.total, self.done, self.width = total, 0, width
+    def __init__(self, total, enabled=True, stream=None):
         self.stream = stream or sys.stderr
-        self.enabled = enabled and total > 0 and getattr(self.stream, "isatty", lambda: False)()
-        self.start = time.monotonic()
-        self._draw("")
+        self.enabled = bool(enabled) and total > 0 and getattr(self.stream, "isatty", lambda: False)()
+        self._bar = tqdm(total=total, file=self.stream, disable=not self.enabled, unit="notebook",
+                         dynamic_ncols=True, leave=True)
+
+    @property
+    def done(self) -> int:
+        return int(self._bar.n)
 
     def advance(self, steps=1, label=""):
-        self.done = min(self.total, self.done + steps)
-        self._draw(label)
-
-    def _draw(self, label):
-        if not self.enabled:
-            return
-        filled = int(self.width * self.done / self.total)
-        elapsed = time.monotonic() - self.start
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {elapsed:.0f}s {label}"
-        self.stream.write("\r" + line[:100].ljust(100))
-        self.stream.flush()
+        """Count ``steps`` more done; ``label`` names the last one (e.g. ``alice/ps1``)."""
+        if label:
+            self._bar.set_postfix_str(label, refresh=False)
+        self._bar.update(steps)
 
     def close(self):
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        self._bar.close()

@@ -2,7 +2,9 @@
 
 Sections: a banner when any submission was graded without the sandbox; the
 submissions that need the instructor's attention, with the reason; the
-score table (student x assignment); the score distribution per assignment;
+score table (student x assignment); each late penalty explained
+(:mod:`grading.late`, recomputed first); pairs of similar answers for review
+(:mod:`grading.similarity`); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
@@ -224,7 +226,7 @@ def _scores_section(grades) -> str:
     return "".join(parts)
 
 
-def write_report(course, out_path) -> Path:
+def write_report(course, out_path, similarity_threshold=None) -> Path:
     """Write the class report as one self-contained HTML file.
 
     Parameters
@@ -232,6 +234,9 @@ def write_report(course, out_path) -> Path:
     course : grading.Course
     out_path : str or Path
         The HTML file to write (its folder is created).
+    similarity_threshold : float, optional
+        Share of answer code two submissions must have in common to be listed
+        (default :data:`grading.similarity.DEFAULT_THRESHOLD`).
 
     Returns
     -------
@@ -240,6 +245,10 @@ def write_report(course, out_path) -> Path:
     out_path = Path(out_path)
     if out_path.is_dir():
         raise ValueError(f"{out_path} is a folder; give a file name such as report.html")
+    from grading.late import apply_late_policy, describe_policy, late_section_html
+
+    # Recompute late penalties first (due dates, extensions, manual grades may have changed).
+    late = apply_late_policy(course)
     grades = read_class_grades(course)
     log = read_grading_log(course.grading_log_path)
     current = sorted(
@@ -253,7 +262,12 @@ def write_report(course, out_path) -> Path:
         _sandbox_banner(log),
         _attention_section(current, log),
         _scores_section(grades),
+        late_section_html(late, describe_policy(course)),
     ]
+    from grading.similarity import DEFAULT_THRESHOLD, similar_pairs, similarity_section_html
+
+    threshold = similarity_threshold or DEFAULT_THRESHOLD
+    parts.append(similarity_section_html(similar_pairs(course, threshold=threshold), threshold))
     if grades.submissions:
         parts.append("<h2>Score distribution per assignment</h2>" + score_distribution_plot(grades))
     rates = pass_rates(grades, course)
@@ -282,6 +296,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--out", default=None, help="HTML file to write (default: <course root>/report.html)"
     )
+    parser.add_argument("--similarity-threshold", type=float, default=None, metavar="SHARE",
+                        help="list pairs sharing at least this share of their answer code (default: 0.8)")
 
 
 def run(args) -> int:
@@ -293,5 +309,5 @@ def run(args) -> int:
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
     out_path = Path(args.out) if args.out else course.root / "report.html"
-    print(f"report: {write_report(course, out_path)}")
+    print(f"report: {write_report(course, out_path, args.similarity_threshold)}")
     return 0

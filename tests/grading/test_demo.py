@@ -66,8 +66,16 @@ EXPECTED_SCORES = {
     # bernoulli_mle() divides by n + 1 and the visible test was replaced by
     # `pass`: nbgrader restores the test, 1+1 lost (no gain from the edit)
     "edits-test": (22 - 2, 21),
-    # 01 submitted after the due date: policy "zero" takes all 22; 03 on time
-    "late": (0, 21),
+    # 01 submitted 2026-01-17 09:30, due 2026-01-15 23:59: 1 d 9 h 31 min late,
+    # 2 started days. The course's policy takes 10% of the 26 points possible
+    # (22 auto + 4 written) per day: 2 x 2.6 = 5.2, above the 50% floor
+    # (13): 22 - 5.2 = 16.8. (It was 0 under the former "zero" policy.) 03 on time.
+    "late": (16.8, 21),
+    # 01 as late as "late", but extensions.csv moves its due date to 2026-01-18 23:59
+    "extended": (22, 21),
+    # their own (right) confusion_matrix(): every test passes
+    "copier-a": (22, 21),
+    "copier-b": (22, 21),
 }
 
 
@@ -84,7 +92,8 @@ def demo(tmp_path_factory):
 @pytest.mark.slow
 def test_every_demo_student_scores_exactly_as_derived(demo):
     assert set(demo.scores) == set(EXPECTED_SCORES)
-    got = {s: (demo.scores[s][BAYES], demo.scores[s][MULTINOMIAL]) for s in demo.scores}
+    got = {s: (round(demo.scores[s][BAYES], 9), round(demo.scores[s][MULTINOMIAL], 9))
+           for s in demo.scores}  # 35 - 7.8 is 27.200000000000003 in floating point
     assert got == EXPECTED_SCORES
 
 
@@ -160,7 +169,24 @@ def test_exports_and_report(demo):
     assert ("WITHOUT the sandbox" in page) == (not demo.sandboxed)
     assert "kernel-dies" in page and "infinite-loop" in page
     table = format_score_table(demo)
-    assert table.splitlines()[2].split()[:4] == ["perfect", "22", "21", "43"]
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[2:]}
+    assert rows["perfect"][:4] == ["perfect", "22", "21", "43"]
+    assert rows["late"][:4] == ["late", "16.8", "21", "37.8"]
+
+
+@pytest.mark.slow
+def test_report_explains_late_penalties_and_lists_the_copiers(demo):
+    page = demo.report.read_text(encoding="utf-8")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    late = text.split("Late submissions")[1].split("Similar answers")[0]
+    assert ("late 01_bayes_mle_map 2026-01-17 09:30 2026-01-15 23:59 1 d 9 h 31 min "
+            "22 / 26 -5.2 16.8") in late
+    assert "extended 01_bayes_mle_map 2026-01-17 09:30 2026-01-18 23:59 (extension) on time" in late
+    similar = text.split("Similar answers")[1]
+    # only the pair that shares code of its own; everyone with the instructor's
+    # solution shares it too, which does not count
+    assert page.count("<details>") == 1 and "copier-a and copier-b :" in similar
+    assert "extended and" not in similar and "perfect and" not in similar
 
 
 # --- fast: the generated class itself ------------------------------------------
