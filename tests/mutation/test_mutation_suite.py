@@ -74,13 +74,33 @@ def solution_cells(source_notebook) -> dict:
     return cells
 
 
+def _defines_or_imports(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return True
+    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+    return any(isinstance(node, kinds) for node in tree.body)
+
+
 def submission(source_notebook, replacements: dict):
-    """The source notebook with solutions unmarked and ``{grade_id: source}`` replaced."""
+    """The source notebook with solutions unmarked and ``{grade_id: source}`` replaced.
+
+    Given code cells that only demonstrate (load data, plot, print) are left out
+    to keep CI's time: tests are self-contained and answers need only the given
+    imports and definitions, which are kept. A student may delete such cells; the
+    grader does not restore or penalise them.
+    """
     notebook = nbformat.from_dict(source_notebook)
+    kept = []
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution"):
             cell.source = replacements.get(meta["grade_id"], _solution(cell.source))
+        elif cell.cell_type == "code" and not meta.get("grade") and not _defines_or_imports(cell.source):
+            continue
+        kept.append(cell)
+    notebook.cells = kept
     return notebook
 
 
