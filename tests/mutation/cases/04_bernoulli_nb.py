@@ -1,0 +1,185 @@
+"""Mutants and correct variants of 04_bernoulli_nb's graded functions."""
+
+ASSIGNMENT = "04_bernoulli_nb"
+
+_BV_HEAD = "def binary_vectors(docs, vocabulary):\n"
+_FLP_HEAD = "def bernoulli_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):\n"
+_JLL_HEAD = "def bernoulli_jll(X, class_log_prior, feature_log_prob):\n"
+
+_FLP_BODY = '''    y = np.asarray(y)
+    weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    docs_with_word = np.vstack([np.asarray(weights[y == c] @ X[y == c], dtype=float).ravel() for c in classes])
+    docs_in_class = np.array([[weights[y == c].sum()] for c in classes])
+    with np.errstate(divide="ignore"):
+        return np.log(docs_with_word + alpha) - np.log(DENOMINATOR)
+'''
+
+_JLL_BODY = '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    all_absent = np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
+    return np.asarray(X @ (log_p - log_not_p).T, dtype=float) + all_absent
+'''
+
+CASES = {
+    "binary_vectors": {
+        "tests": ["test_binary_vectors_visible", "test_binary_vectors_hidden"],
+        "correct": {
+            "coo_from_sets": _BV_HEAD + '''    rows, cols = [], []
+    for row, doc in enumerate(docs):
+        tokens = tokenize(doc) if isinstance(doc, str) else doc
+        present = {vocabulary[t] for t in tokens if t in vocabulary}
+        rows.extend([row] * len(present))
+        cols.extend(sorted(present))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocabulary)))
+''',
+            "lil_loops": _BV_HEAD + '''    X = sp.lil_matrix((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for token in (tokenize(doc) if isinstance(doc, str) else doc):
+            if token in vocabulary:
+                X[i, vocabulary[token]] = 1
+    return X.tocsr()
+''',
+            "dense_then_sparse": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        tokens = tokenize(doc) if isinstance(doc, str) else list(doc)
+        columns = [vocabulary[t] for t in tokens if t in vocabulary]
+        X[i, columns] = 1.0
+    return sp.csr_matrix(X)
+''',
+        },
+        "mutants": {
+            "counts_instead_of_presence": _BV_HEAD + '''    rows, cols = [], []
+    for row, doc in enumerate(docs):
+        tokens = tokenize(doc) if isinstance(doc, str) else doc
+        for t in tokens:
+            if t in vocabulary:
+                rows.append(row)
+                cols.append(vocabulary[t])
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocabulary)))
+''',
+            "shape_from_data": _BV_HEAD + '''    rows, cols = [], []
+    for row, doc in enumerate(docs):
+        tokens = tokenize(doc) if isinstance(doc, str) else doc
+        present = {vocabulary[t] for t in tokens if t in vocabulary}
+        rows.extend([row] * len(present))
+        cols.extend(sorted(present))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)))
+''',
+            "columns_in_alphabetical_order": _BV_HEAD + '''    index = {word: j for j, word in enumerate(sorted(vocabulary))}
+    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in (tokenize(doc) if isinstance(doc, str) else doc):
+            if t in index:
+                X[i, index[t]] = 1.0
+    return sp.csr_matrix(X)
+''',
+            "token_lists_not_accepted": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in tokenize(doc):
+            if t in vocabulary:
+                X[i, vocabulary[t]] = 1.0
+    return sp.csr_matrix(X)
+''',
+            # No input-overwriting mutant here: docs (a list) and vocabulary (a dict) are not
+            # copied back from the student's kernel by the judge (JUDGE.md rule 3), so such a
+            # mutant can only be caught in the student's own session, not at grading time.
+        },
+    },
+    "bernoulli_feature_log_prob": {
+        "tests": ["test_bernoulli_feature_log_prob_visible", "test_bernoulli_feature_log_prob_hidden"],
+        "correct": {
+            "matrix_products": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "one_hot_dense": _FLP_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    Y = (y[:, None] == np.asarray(classes)[None, :]) * w[:, None]
+    n_cj = Y.T @ X
+    n_c = Y.sum(axis=0)[:, None]
+    with np.errstate(divide="ignore"):
+        return np.log((n_cj + alpha) / (n_c + 2 * alpha))
+''',
+            "loops": _FLP_HEAD + '''    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    rows = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    out = np.zeros((len(classes), rows.shape[1]))
+    for k, c in enumerate(classes):
+        n_c, n_cj = 0.0, np.zeros(rows.shape[1])
+        for i in range(len(y)):
+            if y[i] == c:
+                n_c += w[i]
+                n_cj += w[i] * rows[i]
+        with np.errstate(divide="ignore"):
+            out[k] = np.log(n_cj + alpha) - np.log(n_c + 2 * alpha)
+    return out
+''',
+        },
+        "mutants": {
+            "denominator_plus_alpha": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + alpha"),
+            "denominator_n_features": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + X.shape[1] * alpha"),
+            "word_totals_multinomial": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_with_word.sum(axis=1, keepdims=True) + X.shape[1] * alpha"),
+            "rows_from_np_unique": _FLP_HEAD + "    classes = np.unique(y)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "weights_ignored_in_n_c": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha").replace(
+                "docs_in_class = np.array([[weights[y == c].sum()] for c in classes])", "docs_in_class = np.array([[np.sum(y == c)] for c in classes])"),
+            "weights_rounded": _FLP_HEAD + "    sample_weight = None if sample_weight is None else np.round(sample_weight)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "dense_only": _FLP_HEAD + "    X = np.asarray(X, dtype=float)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "absent_class_dropped": _FLP_HEAD + "    classes = [c for c in classes if np.any(np.asarray(y) == c)]\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "alpha0_floor": _FLP_HEAD + "    alpha = max(alpha, 1e-10)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "overwrites_input_X": _FLP_HEAD + '''    if sample_weight is not None and not sp.issparse(X):
+        X *= np.asarray(sample_weight, dtype=float)[:, None]  # the caller's X now holds weighted rows
+    y = np.asarray(y)
+    weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    Xw = X if (sample_weight is not None and not sp.issparse(X)) else sp.diags(weights) @ X
+    docs_with_word = np.vstack([np.asarray(Xw[y == c].sum(axis=0), dtype=float).ravel() for c in classes])
+    docs_in_class = np.array([[weights[y == c].sum()] for c in classes])
+    with np.errstate(divide="ignore"):
+        return np.log(docs_with_word + alpha) - np.log(docs_in_class + 2 * alpha)
+''',
+        },
+    },
+    "bernoulli_jll": {
+        "tests": ["test_bernoulli_jll_visible", "test_bernoulli_jll_hidden"],
+        "correct": {
+            "sparse_matrix_product": _JLL_HEAD + _JLL_BODY,
+            "dense_two_terms": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_q = np.log(-np.expm1(log_p))
+    return np.asarray(class_log_prior, dtype=float) + X @ log_p.T + (1 - X) @ log_q.T
+''',
+            "loops": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    log_p = np.asarray(feature_log_prob, dtype=float)
+    out = np.zeros((X.shape[0], log_p.shape[0]))
+    for i in range(X.shape[0]):
+        for c in range(log_p.shape[0]):
+            out[i, c] = class_log_prior[c] + np.sum(np.where(X[i] == 1, log_p[c], np.log1p(-np.exp(log_p[c]))))
+    return out
+''',
+        },
+        "mutants": {
+            "no_absence_term": _JLL_HEAD + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    return np.asarray(X @ log_p.T, dtype=float) + np.asarray(class_log_prior, dtype=float)
+''',
+            "prior_left_out": _JLL_HEAD + _JLL_BODY.replace("np.asarray(class_log_prior, dtype=float) + ", ""),
+            "probability_space_underflow": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    p = np.exp(np.asarray(feature_log_prob, dtype=float))
+    prob = np.array([[np.prod(np.where(x == 1, p[c], 1 - p[c])) for c in range(p.shape[0])] for x in X])
+    with np.errstate(divide="ignore"):
+        return np.log(prob) + np.asarray(class_log_prior, dtype=float)
+''',
+            "output_transposed": _JLL_HEAD + _JLL_BODY.replace("+ all_absent\n", "+ all_absent\n").replace(
+                "return np.asarray(X @ (log_p - log_not_p).T, dtype=float) + all_absent", "return (np.asarray(X @ (log_p - log_not_p).T, dtype=float) + all_absent).T"),
+            "dense_only": _JLL_HEAD + "    X = np.asarray(X, dtype=float)\n" + _JLL_BODY,
+            "overwrites_input_feature_log_prob": _JLL_HEAD + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    all_absent = np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
+    log_p -= log_not_p
+    return np.asarray(X @ log_p.T, dtype=float) + all_absent
+''',
+        },
+    },
+}
+
+# every source is a whole solution cell: the imports it needs, then the def
+for _function in CASES.values():
+    for _kind in ("correct", "mutants"):
+        for _name, _source in _function[_kind].items():
+            _function[_kind][_name] = "import numpy as np\nimport scipy.sparse as sp\n\n\n" + _source

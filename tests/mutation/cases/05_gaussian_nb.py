@@ -1,0 +1,157 @@
+"""Mutants and correct variants of 05_gaussian_nb's graded functions."""
+
+ASSIGNMENT = "05_gaussian_nb"
+
+_MV_HEAD = "def gaussian_mean_var(X, y, classes, ddof=0, sample_weight=None):\n"
+_JLL_HEAD = "def gaussian_jll(X, class_log_prior, theta, var):\n"
+
+_MV_LOOP = '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    theta = np.full((len(classes), X.shape[1]), np.nan)
+    var = np.full((len(classes), X.shape[1]), np.nan)
+    for row, c in enumerate(classes):
+        X_c, w_c = X[y == c], weights[y == c]
+        n_c = w_c.sum()
+        if n_c <= 0:
+            continue
+        theta[row] = w_c @ X_c / n_c
+        if n_c - DDOF > 0:
+            var[row] = w_c @ (X_c - CENTRE) ** 2 / (n_c - DDOF)
+    return theta, VAR
+'''
+
+
+def _mv(ddof="ddof", centre="theta[row]", result="var"):
+    return _MV_HEAD + _MV_LOOP.replace("DDOF", ddof).replace("CENTRE", centre).replace("VAR", result)
+
+
+_JLL_VEC = '''    X = np.asarray(X, dtype=float)
+    theta = np.asarray(theta, dtype=float)
+    var = np.asarray(var, dtype=float)
+    squared = ((X[:, None, :] - theta[None, :, :]) ** 2 / var[None, :, :]).sum(axis=2)
+    return np.asarray(class_log_prior, dtype=float) - 0.5 * (np.log(2 * np.pi * var).sum(axis=1) + squared)
+'''
+
+CASES = {
+    "gaussian_mean_var": {
+        "tests": ["test_gaussian_mean_var_visible", "test_gaussian_mean_var_hidden"],
+        "correct": {
+            "loops": _mv(),
+            "one_hot_matrix": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    W = (y[None, :] == np.asarray(classes)[:, None]) * w[None, :]
+    n = W.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(n > 0, W @ X / n, np.nan)
+        m2 = np.array([[w_c @ (X[:, j] - theta[k, j]) ** 2 for j in range(X.shape[1])] for k, w_c in enumerate(W)])
+        var = np.where(n - ddof > 0, m2 / (n - ddof), np.nan)
+    return theta, var
+''',
+            "pandas_groupby": _MV_HEAD + '''    import pandas as pd
+    X = np.asarray(X, dtype=float)
+    w = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    frame = pd.DataFrame(X * w[:, None])
+    frame["_w"] = w
+    key = pd.Series(np.asarray(y))
+    sums = frame.groupby(key).sum().reindex(list(classes))
+    n = sums.pop("_w").to_numpy()[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = sums.to_numpy() / n
+        deviations = pd.DataFrame((X - theta[pd.Index(list(classes)).get_indexer(key)]) ** 2 * w[:, None])
+        m2 = deviations.groupby(key).sum().reindex(list(classes)).to_numpy()
+        var = np.where(n - ddof > 0, m2 / (n - ddof), np.nan)
+    return theta, var
+''',
+        },
+        "mutants": {
+            "n_minus_1_where_n_belongs": _mv(ddof="1"),
+            "ddof_ignored": _mv(ddof="0"),
+            "standard_deviation_not_variance": _mv(result="np.sqrt(var)"),
+            "overall_mean_not_class_mean": _mv(centre="X.mean(axis=0)"),
+            "rows_from_np_unique": _MV_HEAD + "    classes = np.unique(y)\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
+            "absent_class_dropped": _MV_HEAD + "    classes = [c for c in classes if np.any(np.asarray(y) == c)]\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
+            "sample_weight_ignored": _MV_HEAD + "    sample_weight = None\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
+            "weights_by_repeating_rows": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if sample_weight is not None:
+        repeats = np.asarray(sample_weight).astype(int)
+        X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats)
+    theta = np.full((len(classes), X.shape[1]), np.nan)
+    var = np.full((len(classes), X.shape[1]), np.nan)
+    for row, c in enumerate(classes):
+        X_c = X[y == c]
+        if len(X_c) > 0:
+            theta[row] = X_c.mean(axis=0)
+        if len(X_c) - ddof > 0:
+            var[row] = X_c.var(axis=0, ddof=ddof)
+    return theta, var
+''',
+            "ddof_with_sample_count": _MV_HEAD + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var").replace(
+                "/ (n_c - ddof)", "* len(w_c) / n_c / (len(w_c) - ddof)"),
+            "overwrites_input_X": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    theta = np.full((len(classes), X.shape[1]), np.nan)
+    var = np.full((len(classes), X.shape[1]), np.nan)
+    for row, c in enumerate(classes):
+        mask, w_c = y == c, weights[y == c]
+        n_c = w_c.sum()
+        if n_c <= 0:
+            continue
+        theta[row] = w_c @ X[mask] / n_c
+        X[mask] -= theta[row]  # centres the caller's array in place
+        if n_c - ddof > 0:
+            var[row] = w_c @ X[mask] ** 2 / (n_c - ddof)
+    return theta, var
+''',
+        },
+    },
+    "gaussian_jll": {
+        "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_hidden"],
+        "correct": {
+            "broadcast": _JLL_HEAD + _JLL_VEC,
+            "loop_over_classes": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
+    jll = np.empty((X.shape[0], len(theta)))
+    for c in range(len(theta)):
+        jll[:, c] = class_log_prior[c] - 0.5 * (np.log(2 * np.pi * np.asarray(var[c])).sum()
+                                                + ((X - theta[c]) ** 2 / var[c]).sum(axis=1))
+    return jll
+''',
+            "scipy_logpdf": _JLL_HEAD + '''    from scipy import stats
+    X = np.asarray(X, dtype=float)
+    return np.column_stack([class_log_prior[c] + stats.norm.logpdf(X, theta[c], np.sqrt(var[c])).sum(axis=1)
+                            for c in range(len(theta))])
+''',
+        },
+        "mutants": {
+            "prior_forgotten": _JLL_HEAD + _JLL_VEC.replace("np.asarray(class_log_prior, dtype=float) - 0.5", "-0.5"),
+            "missing_log_2pi_var": _JLL_HEAD + _JLL_VEC.replace("np.log(2 * np.pi * var).sum(axis=1) + squared", "squared"),
+            "missing_factor_half": _JLL_HEAD + _JLL_VEC.replace("- 0.5 * (", "- (").replace("+ squared)", "+ squared)"),
+            "std_used_as_variance": _JLL_HEAD + _JLL_VEC.replace("var = np.asarray(var, dtype=float)", "var = np.sqrt(np.asarray(var, dtype=float))"),
+            "output_transposed": _JLL_HEAD + _JLL_VEC.replace("return np.asarray(class_log_prior, dtype=float) - 0.5 * (np.log(2 * np.pi * var).sum(axis=1) + squared)",
+                                                               "return (np.asarray(class_log_prior, dtype=float) - 0.5 * (np.log(2 * np.pi * var).sum(axis=1) + squared)).T"),
+            "product_of_densities_underflows": _JLL_HEAD + '''    from scipy import stats
+    X = np.asarray(X, dtype=float)
+    density = np.column_stack([stats.norm.pdf(X, theta[c], np.sqrt(var[c])).prod(axis=1) for c in range(len(theta))])
+    with np.errstate(divide="ignore"):
+        return np.log(density) + np.asarray(class_log_prior, dtype=float)
+''',
+            "overwrites_input_X": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
+    jll = np.empty((X.shape[0], len(theta)))
+    for c in range(len(theta)):
+        jll[:, c] = class_log_prior[c] - 0.5 * (np.log(2 * np.pi * np.asarray(var[c])).sum()
+                                                + ((X - theta[c]) ** 2 / var[c]).sum(axis=1))
+    X -= X.mean(axis=0)  # leaves the caller's X centred
+    return jll
+''',
+        },
+    },
+}
+
+# every source is a whole solution cell: the imports it needs, then the def
+for _function in CASES.values():
+    for _kind in ("correct", "mutants"):
+        for _name, _source in _function[_kind].items():
+            _function[_kind][_name] = "import numpy as np\n\n\n" + _source
