@@ -316,6 +316,10 @@ def autograde(
                 bar.advance(1, f"{job.student}/{notebook_id}")
                 if job.is_complete():
                     summary.records.extend(grader.finish_safely(job))
+            if jobs:  # a changed due date or extension also reaches the unchanged submissions
+                from grading.late import apply_late_policy
+
+                apply_late_policy(course)
         finally:
             runner.shutdown()
             bar.close()

@@ -45,7 +45,8 @@ def _encode_array(array):
         array = converted
     if array.dtype.kind not in ARRAY_KINDS or array.dtype.fields is not None or array.dtype.subdtype is not None:
         raise PlainDataError(f"an array of dtype {array.dtype}; use numbers, booleans or strings")
-    array = np.ascontiguousarray(array)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # not np.ascontiguousarray: it turns 0-d into shape (1,)
     return {"t": "nd", "dtype": array.dtype.str, "shape": list(array.shape),
             "b64": base64.b64encode(array.tobytes()).decode("ascii")}
 

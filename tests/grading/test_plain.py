@@ -14,6 +14,7 @@ from grading import plain
     [1, 2.5, "a"], (1, (2, 3)), {"a": 1, 2: [3.0]},
     np.arange(6.0).reshape(2, 3), np.array([True, False]), np.array(["spam", "ham"]),
     np.array([], dtype=np.int64).reshape(0, 4), np.array([1 + 2j]), np.float32(2.5),
+    np.array(0.5), np.arange(12.0).reshape(3, 4).T, np.arange(10)[::3],
 ])
 def test_round_trip(value):
     back = plain.loads(plain.dumps(value))

@@ -83,8 +83,21 @@ def _defines_or_imports(source: str) -> bool:
     return any(isinstance(node, kinds) for node in tree.body)
 
 
+def _replace_functions(solution: str, variants: dict) -> str:
+    """``solution`` with the definition of each function named in ``variants`` replaced by
+    that variant's code (a cell may define several graded functions)."""
+    lines = solution.splitlines()
+    nodes = [node for node in ast.parse(solution).body
+             if isinstance(node, ast.FunctionDef) and node.name in variants]
+    for node in sorted(nodes, key=lambda n: n.lineno, reverse=True):
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        lines[start:node.end_lineno] = variants[node.name].strip("\n").splitlines()
+    return "\n".join(lines)
+
+
 def submission(source_notebook, replacements: dict):
-    """The source notebook with solutions unmarked and ``{grade_id: source}`` replaced.
+    """The source notebook with solutions unmarked and, in ``{grade_id: {function: source}}``'s
+    cells, those functions replaced.
 
     Given code cells that only demonstrate (load data, plot, print) are left out
     to keep CI's time: tests are self-contained and answers need only the given
@@ -96,7 +109,7 @@ def submission(source_notebook, replacements: dict):
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution"):
-            cell.source = replacements.get(meta["grade_id"], _solution(cell.source))
+            cell.source = _replace_functions(_solution(cell.source), replacements.get(meta["grade_id"], {}))
         elif cell.cell_type == "code" and not meta.get("grade") and not _defines_or_imports(cell.source):
             continue
         kept.append(cell)
@@ -105,7 +118,7 @@ def submission(source_notebook, replacements: dict):
 
 
 def plan(cases: dict, source_notebook) -> dict:
-    """student -> (replacements, {function: "correct" | mutant name})."""
+    """student -> ({grade_id: {function: source}}, {function: "correct" | mutant name})."""
     where = solution_cells(source_notebook)
     missing = sorted(set(cases) - set(where))
     assert not missing, f"case file names functions no solution cell defines: {missing}"
@@ -115,7 +128,7 @@ def plan(cases: dict, source_notebook) -> dict:
         replacements, what = {}, {}
         for function, case in cases.items():
             variants = list(case["correct"].values())
-            replacements[where[function]] = variants[min(k, len(variants) - 1)]
+            replacements.setdefault(where[function], {})[function] = variants[min(k, len(variants) - 1)]
             what[function] = "correct"
         students[f"correct-{k}"] = (replacements, what)
     n_mutants = max(len(case["mutants"]) for case in cases.values())
@@ -125,7 +138,7 @@ def plan(cases: dict, source_notebook) -> dict:
             mutants = list(case["mutants"].items())
             if j < len(mutants):
                 name, source = mutants[j]
-                replacements[where[function]] = source
+                replacements.setdefault(where[function], {})[function] = source
                 what[function] = name
         students[f"mutant-{j}"] = (replacements, what)
     return students

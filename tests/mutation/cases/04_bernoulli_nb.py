@@ -48,6 +48,17 @@ CASES = {
 ''',
         },
         "mutants": {
+            # tokenizes the caller's raw strings in place (the judge copies lists back)
+            "overwrites_input_docs": _BV_HEAD + '''    for row, doc in enumerate(docs):
+        if isinstance(doc, str):
+            docs[row] = tokenize(doc)
+    rows, cols = [], []
+    for row, tokens in enumerate(docs):
+        present = {vocabulary[t] for t in tokens if t in vocabulary}
+        rows.extend([row] * len(present))
+        cols.extend(sorted(present))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocabulary)))
+''',
             "counts_instead_of_presence": _BV_HEAD + '''    rows, cols = [], []
     for row, doc in enumerate(docs):
         tokens = tokenize(doc) if isinstance(doc, str) else doc
