@@ -130,6 +130,8 @@ class Channel:
             self._in_callback = False
 
     def _register_callback(self, function):
+        if isinstance(function, StudentFunction):  # the student's own function: it runs there directly
+            return {"t": "callback", "student": function.__name__}
         handle = len(self._callbacks) + 1
         self._callbacks[handle] = function
         return {"t": "callback", "id": handle, "name": str(getattr(function, "__name__", "callback"))[:100]}

@@ -25,6 +25,9 @@ def _install(plain, user_ns):
         publish_display_data({MIME: plain.json.dumps(answer, ensure_ascii=True, allow_nan=True)})
 
     def callback_stub(node):
+        if "student" in node:  # one of the notebook's own functions, passed back by the test
+            name = str(node["student"])
+            return lambda *args, **kwargs: user_ns[name](*args, **kwargs)
         handle = node.get("id")
 
         def call_judge(*args, **kwargs):

@@ -59,6 +59,8 @@ TESTS = {
     "custom_exception": "custom_failure()",
     # a callable passed by the test runs in the judge (e.g. a reference gradient)
     "callback": "print(optimise(lambda v: v * 10, 2.0))",
+    # the student's own function passed to another of theirs runs in the kernel
+    "student_function_argument": "print(optimise(double_in_place, 2.0))",
     # a call past the cell's time is interrupted; the kernel still answers afterwards
     "timeout": "hangs()",
     "after_timeout": "print(answer)",
@@ -108,6 +110,7 @@ def test_status_is_ok(judged):
     ("uncaught", "", ("ValueError", "bad 4")),
     ("custom_exception", "", ("Error", "custom_failure raised Oops: custom")),
     ("callback", "21.0\n", None),
+    ("student_function_argument", "5.0\n", None),
     ("timeout", "", ("Error", "past the time limit")),
     ("after_timeout", "42\n", None),
     ("pandas_result", "ndarray\n", None),
