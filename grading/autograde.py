@@ -353,6 +353,9 @@ class _TaskRunner:
         self.workers = workers
         # A cluster's executor reschedules lost tasks itself; a local pool is replaced when it breaks.
         self.pool = executor if executor is not None else make_pool(workers) if workers > 1 else None
+        # Dask retries a task whose worker died (distributed.scheduler.allowed-failures); the
+        # local pool gets one retry here.
+        self.retries = 0 if executor is not None else GRADER_RETRIES
         self.pending = {}  # future -> key
         self.tasks = {}  # key -> task
         self.attempts = {}
@@ -392,7 +395,7 @@ class _TaskRunner:
         while self.inline:
             key = self.inline.pop(0)
             result = self._run_inline(key)
-            if result.status == STATUS_ERROR and self.attempts[key] < GRADER_RETRIES:
+            if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
                 self.attempts[key] += 1
                 self.inline.append(key)
                 continue
@@ -409,7 +412,7 @@ class _TaskRunner:
                     result = ExecutionResult("", STATUS_ERROR, f"its grading worker was lost ({error})", 0.0)
                 except Exception as error:
                     result = ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0)
-                if result.status == STATUS_ERROR and self.attempts[key] < GRADER_RETRIES:
+                if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
                     self.attempts[key] += 1
                     retry.append(key)
                     continue

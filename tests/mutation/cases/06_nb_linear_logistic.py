@@ -1,0 +1,245 @@
+"""Mutants and correct variants of 06_nb_linear_logistic's graded functions."""
+
+ASSIGNMENT = "06_nb_linear_logistic"
+
+_MLF = "import numpy as np\n\n\ndef multinomial_linear_form(class_log_prior, feature_log_prob):\n"
+_BLF = "import numpy as np\n\n\ndef bernoulli_linear_form(class_log_prior, feature_log_prob):\n"
+_SM = "import numpy as np\n\n\ndef softmax(Z):\n"
+_GLF = "import numpy as np\n\n\ndef gaussian_linear_form(class_log_prior, theta, var):\n"
+_LLG = "import numpy as np\n\n\ndef logistic_loss_grad(w, b, X, y, l2=0.0):\n"
+_FIT = "import numpy as np\n\n\ndef fit_logistic(X, y, loss_grad, l2=0.0, max_iter=10000, tol=1e-6):\n"
+
+_FIT_BODY = '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    n_samples, n_features = X.shape
+    ones = np.column_stack([X, np.ones(n_samples)])
+    step = 1.0 / (np.linalg.eigvalsh(ones.T @ ones).max() / (4 * n_samples) + l2)
+    w, b = np.zeros(n_features), 0.0
+    for _ in range(max_iter):
+        _, grad_w, grad_b = loss_grad(w, b, X, y, l2=l2)
+        grad_w, grad_b = np.asarray(grad_w, dtype=float), float(grad_b)
+        if np.sqrt(grad_w @ grad_w + grad_b ** 2) < tol:
+            break
+'''
+
+CASES = {
+    "multinomial_linear_form": {
+        "tests": ["test_multinomial_linear_form_visible", "test_multinomial_linear_form_hidden"],
+        "correct": {
+            "copies": _MLF + "    return np.array(feature_log_prob, dtype=float), np.array(class_log_prior, dtype=float)\n",
+            "loops": _MLF + '''    W = np.array([[float(v) for v in row] for row in feature_log_prob])
+    b = np.array([float(v) for v in class_log_prior])
+    return W, b
+''',
+        },
+        "mutants": {
+            "swaps_W_and_b": _MLF + "    return np.array(class_log_prior, dtype=float), np.array(feature_log_prob, dtype=float)\n",
+            "probabilities_not_logs": _MLF + "    return np.exp(np.array(feature_log_prob, dtype=float)), np.exp(np.array(class_log_prior, dtype=float))\n",
+            "overwrites_input": _MLF + '''    given = np.asarray(feature_log_prob)
+    W = np.array(given, dtype=float)
+    given[...] = 0  # "clears" the model it was given
+    return W, np.array(class_log_prior, dtype=float)
+''',
+            "transposed_W": _MLF + "    return np.array(feature_log_prob, dtype=float).T, np.array(class_log_prior, dtype=float)\n",
+        },
+    },
+    "bernoulli_linear_form": {
+        "tests": ["test_bernoulli_linear_form_visible", "test_bernoulli_linear_form_hidden"],
+        "correct": {
+            "log1p": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    return log_p - log_not_p, np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
+''',
+            "loops_expm1": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    W = np.empty_like(log_p)
+    b = np.array(class_log_prior, dtype=float)
+    for c in range(log_p.shape[0]):
+        for j in range(log_p.shape[1]):
+            log_not_p = np.log(-np.expm1(log_p[c, j]))
+            W[c, j] = log_p[c, j] - log_not_p
+            b[c] += log_not_p
+    return W, b
+''',
+        },
+        "mutants": {
+            "overwrites_input": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    log_p -= log_not_p
+    b = np.asarray(class_log_prior, dtype=float)
+    b += log_not_p.sum(axis=1)
+    return log_p, b
+''',
+            "no_absence_term_in_W": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    return log_p, np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
+''',
+            "no_absence_term_in_b": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    return log_p - np.log1p(-np.exp(log_p)), np.asarray(class_log_prior, dtype=float)
+''',
+            "forgets_prior": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_not_p = np.log1p(-np.exp(log_p))
+    return log_p - log_not_p, log_not_p.sum(axis=1)
+''',
+        },
+    },
+    "softmax": {
+        "tests": ["test_softmax_visible", "test_softmax_hidden"],
+        "correct": {
+            "row_max_shift": _SM + '''    Z = np.asarray(Z, dtype=float)
+    e = np.exp(Z - Z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+''',
+            "logsumexp": _SM + '''    from scipy.special import logsumexp
+
+    Z = np.asarray(Z, dtype=float)
+    return np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
+''',
+        },
+        "mutants": {
+            "overwrites_input": _SM + '''    Z = np.asarray(Z, dtype=float)
+    Z -= Z.max(axis=1, keepdims=True)
+    np.exp(Z, out=Z)
+    Z /= Z.sum(axis=1, keepdims=True)
+    return Z
+''',
+            "no_shift": _SM + '''    e = np.exp(np.asarray(Z, dtype=float))
+    return e / e.sum(axis=1, keepdims=True)
+''',
+            "global_max_shift": _SM + '''    Z = np.asarray(Z, dtype=float)
+    e = np.exp(Z - Z.max())
+    return e / e.sum(axis=1, keepdims=True)
+''',
+            "wrong_axis": _SM + '''    Z = np.asarray(Z, dtype=float)
+    e = np.exp(Z - Z.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+''',
+            "not_normalised": _SM + '''    Z = np.asarray(Z, dtype=float)
+    return np.exp(Z - Z.max(axis=1, keepdims=True))
+''',
+        },
+    },
+    "gaussian_linear_form": {
+        "tests": ["test_gaussian_linear_form_visible", "test_gaussian_linear_form_hidden"],
+        "correct": {
+            "vectorised": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    return theta / var, np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
+''',
+            "with_shared_constant": _GLF + '''    theta = np.asarray(theta, dtype=float)
+    var = np.broadcast_to(np.asarray(var, dtype=float), theta.shape)  # one shared row or one per class
+    constant = -0.5 * np.sum(np.log(2 * np.pi * var[0]))  # the same for every class: allowed
+    b = [float(prior) - 0.5 * float(np.dot(t, t / v)) + constant for prior, t, v in zip(class_log_prior, theta, var)]
+    return theta / var, np.array(b)
+''',
+        },
+        "mutants": {
+            "overwrites_input": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    b = np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
+    theta /= var
+    return theta, b
+''',
+            "forgets_prior": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    return theta / var, -0.5 * np.sum(theta ** 2 / var, axis=1)
+''',
+            "W_is_theta": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    return theta.copy(), np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
+''',
+            "divides_by_std": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    return theta / np.sqrt(var), np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
+''',
+            "wrong_sign_of_square_term": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    return theta / var, np.asarray(class_log_prior, dtype=float) + 0.5 * np.sum(theta ** 2 / var, axis=1)
+''',
+        },
+    },
+    "logistic_loss_grad": {
+        "tests": ["test_logistic_loss_grad_visible", "test_logistic_loss_grad_hidden"],
+        "correct": {
+            "logaddexp": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    p = np.exp(-np.logaddexp(0, -z))
+    return float(loss), X.T @ (p - y) / len(y) + l2 * w, float(np.mean(p - y))
+''',
+            "scipy_expit": _LLG + '''    from scipy.special import expit, log_expit
+
+    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = -np.mean(y * log_expit(z) + (1 - y) * log_expit(-z)) + 0.5 * l2 * np.sum(w ** 2)
+    residual = expit(z) - y
+    return float(loss), X.T @ residual / X.shape[0] + l2 * w, float(residual.mean())
+''',
+        },
+        "mutants": {
+            "overwrites_input": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    p = np.exp(-np.logaddexp(0, -z))
+    X *= (p - y)[:, None]
+    return float(loss), X.sum(axis=0) / len(y) + l2 * w, float(np.mean(p - y))
+''',
+            "sum_not_mean": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.sum(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    p = np.exp(-np.logaddexp(0, -z))
+    return float(loss), X.T @ (p - y) + l2 * w, float(np.sum(p - y))
+''',
+            "penalises_b": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * (w @ w + b * b)
+    p = np.exp(-np.logaddexp(0, -z))
+    return float(loss), X.T @ (p - y) / len(y) + l2 * w, float(np.mean(p - y) + l2 * b)
+''',
+            "flipped_gradient": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    p = np.exp(-np.logaddexp(0, -z))
+    return float(loss), X.T @ (y - p) / len(y) + l2 * w, float(np.mean(y - p))
+''',
+            "log_sigmoid_overflows": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    p = 1 / (1 + np.exp(-z))
+    loss = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.5 * l2 * w @ w
+    return float(loss), X.T @ (p - y) / len(y) + l2 * w, float(np.mean(p - y))
+''',
+        },
+    },
+    "fit_logistic": {
+        "tests": ["test_fit_logistic_visible", "test_fit_logistic_hidden"],
+        "correct": {
+            "gradient_descent": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "scipy_minimize": _FIT + '''    from scipy.optimize import minimize
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+
+    def objective(theta):
+        loss, grad_w, grad_b = loss_grad(theta[:-1], theta[-1], X, y, l2=l2)
+        return loss, np.append(np.asarray(grad_w, dtype=float), grad_b)
+
+    result = minimize(objective, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B",
+                      options={"maxiter": max_iter, "gtol": tol * 1e-3, "ftol": 1e-15})
+    return result.x[:-1], float(result.x[-1])
+''',
+        },
+        "mutants": {
+            "overwrites_input": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
+    X[...] = 0.0  # "frees" the data: the caller's array too
+    return w, float(b)
+''',
+            "stops_too_early": _FIT + _FIT_BODY.replace("range(max_iter)", "range(20)") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "ascends": _FIT + _FIT_BODY.replace("range(max_iter)", "range(200)") + '''        w, b = w + step * grad_w, b + step * grad_b
+    return w, float(b)
+''',
+            "ignores_l2": _FIT + _FIT_BODY.replace("loss_grad(w, b, X, y, l2=l2)", "loss_grad(w, b, X, y, l2=0.0)").replace(
+                "range(max_iter)", "range(2000)") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "ignores_loss_grad_argument": _FIT + _FIT_BODY.replace(
+                "loss_grad(w, b, X, y, l2=l2)", "logistic_loss_grad(w, b, X, y, l2=2 * l2)") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+        },
+    },
+}
