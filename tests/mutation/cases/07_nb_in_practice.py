@@ -28,7 +28,7 @@ CASES = {
 ''',
         },
         "mutants": {
-            "adds_in_place_to_inputs": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
+            "overwrites_inputs_adding_in_place": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
     y = np.asarray(y)
     for row, c in enumerate(classes):
         class_count[row] += np.sum(y == c)
@@ -142,7 +142,7 @@ CASES = {
 ''',
         },
         "mutants": {
-            "fills_nan_in_place": _GJ + '''    X = np.asarray(X)
+            "overwrites_input_filling_nan": _GJ + '''    X = np.asarray(X)
     X[np.isnan(X)] = 0.0
     theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
     terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
