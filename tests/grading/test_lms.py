@@ -47,7 +47,7 @@ CANVAS_ROSTER = """Student,ID,SIS User ID,SIS Login ID,Section,ps_fixture (4711)
 """
 EXPECTED = {"blank": "0", "perfect": "6", "wrong_hidden": "4", "late_perfect": "0",
             "kernel_dies": "3", "infinite_loop": "3", "edits_test_cell": "3",
-            "syntax_error": "3", "stderr_output": "3", "never_submitted": ""}
+            "syntax_error": "3", "stderr_output": "6", "never_submitted": ""}
 
 
 @pytest.fixture(scope="module")
