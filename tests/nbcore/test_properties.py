@@ -4,7 +4,7 @@ nbcore.linear's tests."""
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import nbcore
@@ -84,6 +84,10 @@ def test_partial_fit_in_batches_equals_fit(name, data, n_batches):
     whole = model.fit(X, y, sample_weight=weights)
     expected = whole.predict_log_proba(X)
     online = getattr(nbcore, name)(**model.get_params())
+    if name == "GaussianNB":
+        # A first batch whose every feature is constant gives var_smoothing no scale
+        # (epsilon_ = 0): nbcore refuses a zero variance then, with a message.
+        assume(np.var(X[np.array_split(np.arange(len(X)), n_batches)[0]], axis=0).max() > 0)
     for rows in np.array_split(np.arange(len(X)), n_batches):
         if len(rows):
             online.partial_fit(X[rows], y[rows], classes=np.unique(y),
