@@ -69,3 +69,15 @@ def test_importing_the_whole_kit_loads_no_nbcore():
             + "sys.exit(sorted(m for m in sys.modules if m.split('.')[0] == 'nbcore') or 0)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr or run.stdout
+
+
+def test_no_cell_a_student_sees_names_the_reference():
+    """Outside solutions and hidden tests (stripped from the release), no cell names nbcore."""
+    import re
+
+    for path in sorted((ROOT / "course" / "source").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            visible = "".join(cell["source"])
+            for begin, end in (("BEGIN SOLUTION", "END SOLUTION"), ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")):
+                visible = re.sub(rf"### {begin}.*?### {end}", "", visible, flags=re.S)
+            assert "nbcore" not in visible, (path.name, cell["metadata"].get("nbgrader", {}).get("grade_id"))
