@@ -116,13 +116,11 @@ def _autograded_text(course, student) -> str:
 def test_no_hidden_test_source_reaches_outputs_or_feedback(graded_class):
     """A hook printing every cell it sees never sees a test cell: tests run in the judge."""
     course, _, _ = graded_class
-    hidden_line = 'add(-1, 1) should be 0", "add(-1, 1) should be 0'.split('", "')[0]
     assert "assert add(-1, 1) == 0" not in _autograded_text(course, "prints_cell_sources").split('"source"')[0]
     notebook = __import__("nbformat").reads(_autograded_text(course, "prints_cell_sources"), as_version=4)
     outputs = " ".join(str(o) for c in notebook.cells for o in c.get("outputs", []))
     assert "assert add(-1, 1)" not in outputs and "SOURCE:" in outputs  # the hook ran, on other cells
     assert "assert add(-1, 1)" not in _feedback_text(course, "prints_cell_sources")
-    assert hidden_line
 
 
 def test_no_kernel_sees_the_graders_environment(graded_class):
