@@ -245,13 +245,37 @@ def paired_sandbox_overhead(submission_dir: Path, repeats=6, warmup=True) -> dic
             "unsandboxed_median_s": paired["off_median_s"], "overhead_median_s": paired["overhead_median_s"]}
 
 
-def paired_judge_overhead(submission_dir: Path, repeats=6, warmup=True, sandboxed=True) -> dict:
-    """Seconds the judge adds to one notebook: its test cells run in the judge process
-    (the student's functions called through the bridge) against the same tests run in
-    the student's kernel, as stock nbgrader does; both sandboxed."""
-    paired = _paired_runs(submission_dir, "judged", repeats, warmup, sandboxed=sandboxed)
+def paired_judge_overhead(submission_dir: Path, repeats=6, warmup=True) -> dict:
+    """Seconds the judge adds to one notebook: its test cells run in a judge forked from
+    the judge server (the student's functions called through the bridge) against the same
+    tests run in the student's kernel, as stock nbgrader does.
+
+    Both without the sandbox, so that the hidden tests in the kernel can import the
+    reference as stock nbgrader's do (a sandboxed kernel cannot); the sandbox's own cost
+    is measured apart, and so is the judge server's start (:func:`judge_server_start_seconds`),
+    which a grading process pays once, not per notebook. The warm-up pair starts the server.
+    """
+    paired = _paired_runs(submission_dir, "judged", repeats, warmup, sandboxed=False)
     return {"notebook": paired["notebook"], "pairs": repeats, "judged_median_s": paired["on_median_s"],
             "in_kernel_median_s": paired["off_median_s"], "overhead_median_s": paired["overhead_median_s"]}
+
+
+def judge_server_start_seconds(sandboxed: bool, repeats=3) -> float:
+    """Median seconds from starting a judge server to its first judge's ``ready``
+    (its imports of NumPy, SciPy, scikit-learn and nbcore): paid once per grading process."""
+    from grading.judging import JudgeServer
+    from grading.sandbox import Limits
+
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        server = JudgeServer(sandboxed=sandboxed, limits=Limits())
+        try:
+            server.wait_ready()
+            runs.append(time.perf_counter() - start)
+        finally:
+            server.close()
+    return sorted(runs)[len(runs) // 2]
 
 
 # ---------------------------------------------------------------- the section
@@ -346,7 +370,9 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
                                              repeats=1 if smoke else 6, warmup=not smoke)
         echo("grading: the judge's cost on one notebook, paired runs")
         judge = paired_judge_overhead(base / "submitted" / students[0] / assignment,
-                                      repeats=1 if smoke else 6, warmup=not smoke, sandboxed=available)
+                                      repeats=1 if smoke else 6, warmup=not smoke)
+        judge["server_start_s"] = judge_server_start_seconds(available, repeats=1 if smoke else 3)
+        judge["server_sandboxed"] = available
     finally:
         if keep:
             echo(f"grading: kept the scratch courses in {scratch}")

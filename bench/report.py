@@ -276,9 +276,15 @@ def _judge_overhead_text(section) -> str:
     paired = section.get("judge_paired")
     if not paired:
         return "not measured in this run"
-    return (f"**{_seconds(paired['overhead_median_s'])}**, the median difference of {paired['pairs']} "
-            f"alternating runs of `{paired['notebook']}` (medians {_seconds(paired['judged_median_s'])} "
+    text = (f"**{_seconds(paired['overhead_median_s'])}**, the median difference of {paired['pairs']} "
+            f"alternating runs of `{paired['notebook']}` without the sandbox, so that the kernel's "
+            f"hidden tests can import the reference (medians {_seconds(paired['judged_median_s'])} "
             f"judged and {_seconds(paired['in_kernel_median_s'])} in the kernel)")
+    if paired.get("server_start_s") is not None:
+        where = "sandboxed" if paired.get("server_sandboxed") else "without the sandbox"
+        text += (f"; plus, once per grading process, the judge server's start ({where}, its imports): "
+                 f"{_seconds(paired['server_start_s'])}")
+    return text
 
 
 def _grading_lines(section, figures: Path, out_dir: Path) -> list:

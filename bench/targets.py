@@ -58,9 +58,11 @@ EXPLANATIONS = {
         "what stock nbgrader spends waiting, e.g. on its graceful kernel shutdown."
     ),
     "judge's cost": (
-        "The judge's cost: the judge process imports NumPy and nbcore while the kernel starts; "
-        "each call of a student's function is one silent execution in the kernel and a round "
-        "trip of plain data, a few milliseconds; the paired figure moves with the machine's load."
+        "The judge's cost: each notebook's judge is forked from a judge server that imported "
+        "NumPy, SciPy, scikit-learn and nbcore once per grading process; a test cell that uses "
+        "the notebook costs one silent execution in the kernel (shared by consecutive test "
+        "cells), and each call of a student's function one round trip of plain data on the "
+        "kernel's stdin channel, about a millisecond; the paired figure moves with the load."
     ),
     "sandbox overhead": (
         "Sandbox overhead: bubblewrap's own start takes milliseconds; the paired figure moves "

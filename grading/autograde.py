@@ -86,6 +86,7 @@ class GradingRecord:
     max_score: float | None = None
     late: bool = False
     graded_at: str = ""
+    graded_alone: bool = False  # it failed while other notebooks ran, and was graded again alone
 
     @property
     def needs_attention(self) -> bool:
@@ -347,10 +348,17 @@ class _TaskRunner:
     A task that fails because of the grader (a lost worker, an executor error)
     is run once more (:data:`GRADER_RETRIES`); a pool that broke because a
     worker died is replaced, and the tasks it held are submitted again.
+
+    A notebook that timed out or whose kernel died while other notebooks ran on
+    the same machine is not trusted to have failed on its own: it is run again,
+    alone, once everything else is done, and that run's result is the one kept
+    (its ``graded_alone`` says so).
     """
 
-    def __init__(self, workers, executor=None):
-        self.workers = workers
+    RERUN_ALONE = (STATUS_TIMEOUT, STATUS_KERNEL_DIED)
+
+    def __init__(self, workers, executor=None, function=execute_task):
+        self.workers, self.function = workers, function
         # A cluster's executor reschedules lost tasks itself; a local pool is replaced when it breaks.
         self.pool = executor if executor is not None else make_pool(workers) if workers > 1 else None
         # Dask retries a task whose worker died (distributed.scheduler.allowed-failures); the
@@ -359,7 +367,9 @@ class _TaskRunner:
         self.pending = {}  # future -> key
         self.tasks = {}  # key -> task
         self.attempts = {}
-        self.inline = []  # (key, result) computed inline
+        self.inline = []  # keys run inline, one after the other
+        self.ran = {}  # key -> (host, started, ended) of its last run
+        self.held = []  # (key, result): to run again alone at the end
 
     def submit(self, key, task):
         self.tasks[key] = task
@@ -371,10 +381,10 @@ class _TaskRunner:
 
     def _submit(self, key):
         try:
-            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+            self.pending[self.pool.submit(self.function, self.tasks[key])] = key
         except BrokenProcessPool:  # a worker died meanwhile: a new pool takes everything again
             self._replace_pool()
-            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+            self.pending[self.pool.submit(self.function, self.tasks[key])] = key
 
     def _replace_pool(self):
         keys = list(self.pending.values())
@@ -382,17 +392,26 @@ class _TaskRunner:
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool = make_pool(self.workers)
         for key in keys:
-            self.pending[self.pool.submit(execute_task, self.tasks[key])] = key
+            self.pending[self.pool.submit(self.function, self.tasks[key])] = key
 
     def _run_inline(self, key):
         try:
-            return execute_task(self.tasks[key])
+            return self.function(self.tasks[key])
         except Exception as error:
             return ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0)
 
+    def _outcome(self, future):
+        """A finished future's result; (result, whether the pool broke)."""
+        try:
+            return future.result(), False
+        except BrokenProcessPool as error:
+            return ExecutionResult("", STATUS_ERROR, f"its grading worker was lost ({error})", 0.0), True
+        except Exception as error:
+            return ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0), False
+
     def results(self):
-        """Yield (key, ExecutionResult) as tasks finish, retries included."""
-        while self.inline:
+        """Yield (key, ExecutionResult) as tasks finish, retries and runs alone included."""
+        while self.inline:  # one at a time: nothing ran beside them
             key = self.inline.pop(0)
             result = self._run_inline(key)
             if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
@@ -405,22 +424,53 @@ class _TaskRunner:
             broken, retry = False, []
             for future in done:
                 key = self.pending.pop(future)
-                try:
-                    result = future.result()
-                except BrokenProcessPool as error:
-                    broken = True
-                    result = ExecutionResult("", STATUS_ERROR, f"its grading worker was lost ({error})", 0.0)
-                except Exception as error:
-                    result = ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0)
+                result, lost = self._outcome(future)
+                broken = broken or lost
                 if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
                     self.attempts[key] += 1
                     retry.append(key)
+                    continue
+                if result.ended:
+                    self.ran[key] = (result.host, result.started, result.ended)
+                if result.status in self.RERUN_ALONE:
+                    self.held.append((key, result))
                     continue
                 yield key, result
             if broken:  # every task still in the dead pool must run again
                 self._replace_pool()
             for key in retry:
                 self._submit(key)
+        yield from self._run_held_alone()
+
+    def _beside(self, key) -> int:
+        """How many other notebooks ran on the same machine while ``key`` last ran."""
+        host, started, ended = self.ran.get(key, ("", 0.0, 0.0))
+        return sum(1 for other, (other_host, other_start, other_end) in self.ran.items()
+                   if other != key and other_host == host and other_start < ended and started < other_end)
+
+    def _run_held_alone(self):
+        held, self.held = self.held, []
+        for key, first in held:
+            beside = self._beside(key)
+            if not beside:
+                yield key, first
+                continue
+            future = self.pool.submit(self.function, self.tasks[key])  # nothing else is running now
+            concurrent.futures.wait([future])
+            result, lost = self._outcome(future)
+            if lost:
+                self._replace_pool()
+            what = "timed out" if first.status == STATUS_TIMEOUT else "its kernel died"
+            others = f"{beside} other notebook{'s' if beside > 1 else ''}"
+            if result.status == STATUS_ERROR:  # the grader failed on the run alone: never a grade
+                result.reason = (f"{what} while {others} ran on the same machine, and the grader could "
+                                 f"not run it again alone ({result.reason})")
+            else:
+                outcome = ("the same happened" if result.status == first.status
+                           else f"that run's status: {result.status}")
+                result.graded_alone = (f"{what} while {others} ran on the same machine; graded again alone "
+                                       f"at the end of the run ({outcome}), and that result was kept")
+            yield key, result
 
     def shutdown(self):
         if self.pool is not None:
@@ -666,7 +716,9 @@ class _Grader:
                 continue
             _write_atomic(job.staging / f"{notebook_id}.ipynb", nbformat.writes(notebook))
             status, reason = self._apply_notes(job, notebook_id, result)
-            records.append(self._record(job, notebook_id, status, reason, result.seconds))
+            record = self._record(job, notebook_id, status, reason, result.seconds)
+            record.graded_alone = bool(result.graded_alone)
+            records.append(record)
         _set_read_only(job.staging, self.permissions)
         _swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
         state_path = _state_path(self.course, job.student, job.assignment)
@@ -697,6 +749,8 @@ class _Grader:
                         grade.needs_manual_grade = False
                 gradebook.db.commit()
         reasons = [result.reason] if result.reason else []
+        if result.graded_alone:
+            reasons.append(result.graded_alone)
         if scan.flagged:
             reasons.append(scan.reason())
         if deleted.get("tests"):

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -59,6 +60,12 @@ class ExecutionResult:
     seconds: float
     failed_cell: int | None = None  # index of the cell that timed out or killed the kernel
     incidents: list = dataclasses.field(default_factory=list)  # see incidents()
+    # When and where it ran (epoch seconds, host name): the grader finds notebooks that
+    # ran at the same time on one machine (see grading.autograde's regrading alone).
+    started: float = 0.0
+    ended: float = 0.0
+    host: str = ""
+    graded_alone: str = ""  # why it was graded again alone, if it was
 
 
 class OutputLimitExceeded(Exception):
@@ -187,6 +194,10 @@ class GradingExecutor(Execute):
                     if died:
                         return died
                     continue
+                if self.bridge is not None and cell.cell_type == "code":
+                    # The kernel may still be serving the judge (consecutive test cells share one
+                    # serve loop): stop it before the notebook's own code runs again.
+                    self.bridge.end_cell()
                 try:
                     self.preprocess_cell(cell, resources, index)
                 except CellTimeoutError:
@@ -406,7 +417,7 @@ def execute_notebook(
         grader itself (the judge, the executor) is reported with status
         ``"error"``, which is never recorded as a grade.
     """
-    start = time.monotonic()
+    start, started = time.monotonic(), time.time()
     notebook = nbformat.reads(notebook_json, as_version=4)
     judge = None
     try:
@@ -431,13 +442,13 @@ def execute_notebook(
     except Exception as error:  # the grader's own failure: report it, do not crash the pool
         return ExecutionResult(
             nbformat.writes(notebook), STATUS_ERROR, clean_text(f"{type(error).__name__}: {error}"),
-            time.monotonic() - start,
+            time.monotonic() - start, started=started, ended=time.time(), host=socket.gethostname(),
         )
     finally:
         if judge is not None:
             judge.close()
     return ExecutionResult(nbformat.writes(notebook), status, clean_text(reason), time.monotonic() - start, failed,
-                           incidents(notebook, limits))
+                           incidents(notebook, limits), started=started, ended=time.time(), host=socket.gethostname())
 
 
 def _shutdown(km):

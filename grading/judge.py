@@ -231,23 +231,32 @@ def _import_shared(name: str, module: str):
 class StudentNamespace(dict):
     """Globals of the test cells: a name they do not define comes from the student's kernel.
 
-    Looked up on every use (never cached), so a test cell sees the kernel as it
-    is when the cell runs.
+    Values are looked up on every use, so a test cell sees the kernel as it is
+    when the cell runs. That a name is a function is remembered until the cell
+    ends: a call finds the function by name in the kernel anyway.
     """
 
     def __init__(self, channel):
         super().__init__()
         self._channel = channel
+        self._functions: dict[str, StudentFunction] = {}
+
+    def forget(self):
+        """Called when a test cell ends: the notebook's next cells may rebind names."""
+        self._functions.clear()
 
     def __missing__(self, name):
         if hasattr(builtins, name):
             return getattr(builtins, name)
         if name.startswith("__"):
             raise KeyError(name)
+        if name in self._functions:
+            return self._functions[name]
         answer = self._channel.lookup(name)
         kind = answer.get("kind")
         if kind == "function":
-            return StudentFunction(self._channel, name)
+            self._functions[name] = StudentFunction(self._channel, name)
+            return self._functions[name]
         if kind == "value":
             try:
                 return plain.decode(answer.get("value"))
@@ -292,27 +301,32 @@ def run_cell(namespace, source: str, name: str) -> dict:
             "ename": ename, "evalue": evalue[:20_000]}
 
 
+# Imported once by the fork server, before any notebook: what the tests use.
+PRELOADED = ("numpy", "scipy.special", "scipy.sparse", "scipy.stats", "scipy.optimize", "nbkit", "nbkit.testing",
+             "nbkit.datasets", "nbcore", "nbcore.text", "sklearn.metrics", "sklearn.linear_model", "copy")
+
+
 def _preload():
-    # Imports the hidden tests need, done while the student's kernel starts.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for module in ("numpy", "scipy.special", "scipy.sparse", "nbkit.testing", "nbcore"):
+        for module in PRELOADED:
             try:
                 __import__(module)
             except Exception:
                 pass
 
 
-def main():
-    # The protocol owns the real stdout; anything else written to fd 1 or 2 is dropped.
-    reader = os.fdopen(os.dup(0), "rb")
-    writer = os.fdopen(os.dup(1), "wb")
+def _silence_standard_streams():
+    # The protocol has its own channel; anything written to fd 0, 1 or 2 is dropped.
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     sys.stdin = open(os.devnull)
     sys.stdout = sys.stderr = io.StringIO()
-    _preload()
+
+
+def run_judge(reader, writer):
+    """The judge's loop: one notebook's test cells, until ``exit`` or end of stream."""
     channel = Channel(reader, writer)
     write_frame(writer, {"op": "ready"})
     namespace = StudentNamespace(channel)
@@ -321,9 +335,80 @@ def main():
         if message is None or message.get("op") == "exit":
             return
         if message.get("op") == "run":
+            namespace.forget()
             write_frame(writer, run_cell(namespace, str(message.get("source", "")), str(message.get("name", "test"))))
         else:
             write_frame(writer, {"op": "error", "reason": f"unknown op {str(message.get('op'))[:40]!r}"})
+
+
+def main():
+    """One judge over stdin and stdout."""
+    reader = os.fdopen(os.dup(0), "rb")
+    writer = os.fdopen(os.dup(1), "wb")
+    _silence_standard_streams()
+    _preload()
+    run_judge(reader, writer)
+
+
+def serve_forks(control_fd: int):
+    """The fork server: import once, then fork one judge per notebook.
+
+    The grader (:class:`grading.judging.JudgeServer`) sends ``{"op": "fork",
+    "folder": name}`` over the control socket (a SOCK_SEQPACKET socket) with
+    the judge's end of a fresh socket pair attached; the child changes to
+    ``folder`` (the notebook's data files) and runs :func:`run_judge` on that
+    socket. Each notebook's judge thus starts in milliseconds from a clean copy
+    of this process, and no state passes from one notebook's tests to the
+    next. ``{"op": "kill", "pid": pid}`` stops a judge that hangs. The server
+    exits when the grader closes its end.
+    """
+    import signal
+    import socket
+
+    control = socket.socket(fileno=control_fd)
+    _silence_standard_streams()
+    _preload()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # judges are reaped by the system
+    control.send(json.dumps({"op": "ready"}).encode())
+    while True:
+        try:
+            data, fds, _flags, _address = socket.recv_fds(control, 65536, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        try:
+            message = json.loads(data)
+        except ValueError:
+            message = {}
+        op = message.get("op")
+        if op == "fork" and fds:
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    control.close()
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    os.chdir(str(message.get("folder", ".")))
+                    channel = socket.socket(fileno=fds[0])
+                    run_judge(channel.makefile("rb"), channel.makefile("wb"))
+                except BaseException:
+                    code = 1
+                finally:
+                    os._exit(code)
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"op": "forked", "pid": pid}).encode())
+        elif op == "kill":
+            try:
+                os.kill(int(message.get("pid")), signal.SIGKILL)
+            except (OSError, TypeError, ValueError):
+                pass
+            control.send(b'{"op": "killed"}')
+        else:
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"op": "error", "reason": f"unknown op {str(op)[:40]!r}"}).encode())
 
 
 if __name__ == "__main__":

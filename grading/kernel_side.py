@@ -1,28 +1,29 @@
 """The part of the bridge that runs inside the student's kernel.
 
 Its source (with :mod:`grading.plain`'s) is executed in the kernel before the
-first cell; it defines ``__nbg_bridge__`` in the kernel's namespace. The
-grader then runs ``__nbg_bridge__.describe(name)`` and
-``__nbg_bridge__.call(name, payload)`` as silent executions and reads the
-answer from a display message of type :data:`MIME`.
+first cell; it defines ``__nbg_bridge__`` in the kernel's namespace. For each
+test cell that needs the notebook, the grader runs ``__nbg_bridge__.serve()``
+as one silent execution: it reads the judge's requests (``describe`` a name,
+``call`` a function) from the kernel's stdin channel and sends each answer,
+as plain data, in the prompt of its next input request, until the grader
+says ``end``. One round trip costs an input request, not a cell execution.
 
 Nothing here is trusted: the student's code can replace or break all of it.
 That changes only what the student's own functions appear to return, which
 the judge checks outside this process; expected values never come here.
 """
 
-MIME = "text/x-nbg-bridge"
+SERVE_PROMPT = "\x00nbg-serve\x00"
 CALLBACK_PROMPT = "\x00nbg-callback\x00"
 
 
 def _install(plain, user_ns):
+    import builtins
     import sys
     import types
 
-    from IPython.display import publish_display_data
-
-    def send(answer):
-        publish_display_data({MIME: plain.json.dumps(answer, ensure_ascii=True, allow_nan=True)})
+    def dumps(answer):
+        return plain.json.dumps(answer, ensure_ascii=True, allow_nan=True)
 
     def callback_stub(node):
         if "student" in node:  # one of the notebook's own functions, passed back by the test
@@ -32,9 +33,8 @@ def _install(plain, user_ns):
 
         def call_judge(*args, **kwargs):
             # input() travels to the grader over the kernel's stdin channel.
-            request = plain.json.dumps({"id": handle, "args": plain.encode(list(args)),
-                                        "kwargs": plain.encode(kwargs)})
-            reply = plain.json.loads(input(CALLBACK_PROMPT + request))
+            request = dumps({"id": handle, "args": plain.encode(list(args)), "kwargs": plain.encode(kwargs)})
+            reply = plain.json.loads(builtins.input(CALLBACK_PROMPT + request))
             if not reply.get("ok"):
                 raise RuntimeError(str(reply.get("error", "the grader's function failed")))
             return plain.decode(reply["value"])
@@ -44,18 +44,18 @@ def _install(plain, user_ns):
 
     def describe(name):
         if name not in user_ns:
-            return send({"kind": "missing"})
+            return {"kind": "missing"}
         value = user_ns[name]
         if isinstance(value, types.ModuleType):  # e.g. np: the judge imports its own copy
-            return send({"kind": "module", "module": str(getattr(value, "__name__", ""))})
+            return {"kind": "module", "module": str(getattr(value, "__name__", ""))}
         if isinstance(value, type):
-            return send({"kind": "unsupported", "type": type(value).__name__})
+            return {"kind": "unsupported", "type": type(value).__name__}
         if callable(value) and not hasattr(value, "__array__"):
-            return send({"kind": "function"})
+            return {"kind": "function"}
         try:
-            return send({"kind": "value", "value": plain.encode(value)})
+            return {"kind": "value", "value": plain.encode(value)}
         except plain.PlainDataError as error:
-            return send({"kind": "unsupported", "type": str(error)})
+            return {"kind": "unsupported", "type": str(error)}
 
     def call(name, payload):
         try:
@@ -64,27 +64,39 @@ def _install(plain, user_ns):
             kwargs = plain.decode(request["kwargs"], callback=callback_stub)
             function = user_ns[name]
         except Exception as error:
-            return send({"ok": False, "ename": "BridgeError", "evalue": f"{type(error).__name__}: {error}"})
+            return {"ok": False, "ename": "BridgeError", "evalue": f"{type(error).__name__}: {error}"}
         try:
             result = function(*args, **kwargs)
         except BaseException as error:  # SystemExit, KeyboardInterrupt too: the judge reports them
             builtin = type(error).__module__ == "builtins"
-            return send({"ok": False, "ename": type(error).__name__, "evalue": str(error)[:4000],
-                         "builtin": builtin})
+            return {"ok": False, "ename": type(error).__name__, "evalue": str(error)[:4000], "builtin": builtin}
         # Arrays and lists the function changed in place go back, so the judge's change too.
         after = {}
         for key, value in [*enumerate(args), *kwargs.items()]:
             if type(value).__name__ in ("ndarray", "list", "dict"):
                 after[str(key)] = value
         try:
-            encoded = plain.encode(result)
-            encoded_after = plain.encode(after)
+            return {"ok": True, "value": plain.encode(result), "after": plain.encode(after)}
         except plain.PlainDataError as error:
-            return send({"ok": False, "ename": "NotPlainData", "evalue": str(error)})
+            return {"ok": False, "ename": "NotPlainData", "evalue": str(error)}
         except Exception as error:
-            return send({"ok": False, "ename": "NotPlainData", "evalue": f"{type(error).__name__}: {error}"})
-        return send({"ok": True, "value": encoded, "after": encoded_after})
+            return {"ok": False, "ename": "NotPlainData", "evalue": f"{type(error).__name__}: {error}"}
 
-    bridge = types.SimpleNamespace(describe=describe, call=call)
+    def serve():
+        answer = {"ready": True}
+        while True:
+            try:
+                request = plain.json.loads(builtins.input(SERVE_PROMPT + dumps(answer)))
+            except (ValueError, KeyboardInterrupt, EOFError):
+                return
+            op = request.get("op") if isinstance(request, dict) else None
+            if op == "describe":
+                answer = describe(str(request.get("name", "")))
+            elif op == "call":
+                answer = call(str(request.get("name", "")), str(request.get("payload", "")))
+            else:
+                return
+
+    bridge = types.SimpleNamespace(serve=serve, describe=describe, call=call)
     user_ns["__nbg_bridge__"] = bridge
     sys.modules.pop("_nbg_plain", None)

@@ -2,7 +2,8 @@
 
 Sections: a banner when any submission was graded without the sandbox; the
 submissions that need the instructor's attention, with the reason; the
-score table (student x assignment); each late penalty explained
+notebooks graded again alone because they failed while others ran beside
+them (:mod:`grading.autograde`); the score table (student x assignment); each late penalty explained
 (:mod:`grading.late`, recomputed first); pairs of similar answers for review
 (:mod:`grading.similarity`); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
@@ -203,6 +204,18 @@ def _attention_section(current, log) -> str:
     return "".join(parts)
 
 
+def _graded_alone_section(current) -> str:
+    """Notebooks that failed while others ran beside them and were graded again alone."""
+    alone = [r for r in current if r.get("graded_alone")]
+    if not alone:
+        return ""
+    columns = ("student", "assignment", "notebook", "status", "reason")
+    return ("<h2>Graded again alone</h2><p>These notebooks timed out or lost their kernel while other "
+            "notebooks were being graded on the same machine. Each was graded once more, with nothing "
+            "else running, at the end of the run; the scores are from that run.</p>"
+            + _table(columns, [[r.get(c) or "" for c in columns] for r in alone]))
+
+
 def _scores_section(grades) -> str:
     assignments = grades.assignments
     rows = [
@@ -261,6 +274,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         _unfinished_banner(course),
         _sandbox_banner(log),
         _attention_section(current, log),
+        _graded_alone_section(current),
         _scores_section(grades),
         late_section_html(late, describe_policy(course)),
     ]

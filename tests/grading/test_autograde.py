@@ -300,3 +300,63 @@ def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
             # The untouched release: 0 on every test, as stock nbgrader gives it (tests/notebooks).
             blank = gradebook.find_submission(assignment, "blank").notebooks[0].grades
             assert all(g.auto_score == 0 for g in blank if g.cell_type == "code"), assignment
+
+
+def _load_sensitive_task(task):
+    """A stand-in for execute_task whose outcome depends on what runs beside it.
+
+    ``busy`` tasks hold a marker file for a while; ``fragile`` ones time out when
+    another task's marker exists while they run (as a notebook near its time limit
+    might under load); ``stuck`` ones always time out.
+    """
+    import time as time_module
+
+    from grading.execute import STATUS_OK, STATUS_TIMEOUT, ExecutionResult
+
+    folder, name, kind = Path(task["folder"]), task["name"], task["kind"]
+    started = time_module.time()
+    marker = folder / f"{name}.running"
+    marker.touch()
+    try:
+        if kind == "busy":
+            time_module.sleep(2.0)
+            status = STATUS_OK
+        elif kind == "fragile":
+            time_module.sleep(0.5)
+            others = [p for p in folder.glob("*.running") if p != marker]
+            status = STATUS_TIMEOUT if others else STATUS_OK
+        else:
+            status = STATUS_TIMEOUT
+    finally:
+        marker.unlink()
+    return ExecutionResult("", status, "timed out" if status == STATUS_TIMEOUT else "", 0.5,
+                           started=started, ended=time_module.time(), host="this-machine")
+
+
+def test_a_notebook_that_failed_beside_others_is_graded_again_alone(tmp_path):
+    runner = autograde_module._TaskRunner(2, function=_load_sensitive_task)
+    try:
+        for name, kind in [("busy", "busy"), ("fragile", "fragile"), ("stuck", "stuck")]:
+            runner.submit(name, {"folder": str(tmp_path), "name": name, "kind": kind})
+        results = dict(runner.results())
+    finally:
+        runner.shutdown()
+    assert results["busy"].status == "ok" and not results["busy"].graded_alone
+    # Timed out while "busy" ran; alone it passes, and that result is the one kept.
+    assert results["fragile"].status == "ok"
+    assert "timed out while" in results["fragile"].graded_alone
+    assert "graded again alone" in results["fragile"].graded_alone
+    assert "that run's status: ok" in results["fragile"].graded_alone
+    # A notebook that times out alone too keeps its timeout, and says so.
+    assert results["stuck"].status == "timeout"
+    assert "the same happened" in results["stuck"].graded_alone
+
+
+def test_a_failure_with_nothing_beside_it_is_not_run_again(tmp_path):
+    runner = autograde_module._TaskRunner(2, function=_load_sensitive_task)
+    try:
+        runner.submit("stuck", {"folder": str(tmp_path), "name": "stuck", "kind": "stuck"})
+        results = list(runner.results())
+    finally:
+        runner.shutdown()
+    assert [(key, result.status, result.graded_alone) for key, result in results] == [("stuck", "timeout", "")]

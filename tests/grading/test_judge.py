@@ -139,3 +139,70 @@ def test_no_test_cell_runs_in_the_kernel(tmp_path):
     cell = nbformat.reads(result.notebook_json, 4).cells[1]
     # The judge preloads nbcore; `globals()` is the judge's namespace, which has no kernel variables.
     assert [o.get("text") for o in cell.outputs] == ["True False\n"], cell.outputs
+
+
+def _run(cells, tmp_path, name, **limits):
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    scratch = tmp_path / name
+    scratch.mkdir()
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(**limits), sandboxed=False)
+    return result, nbformat.reads(result.notebook_json, 4).cells
+
+
+def test_each_notebook_gets_a_fresh_judge_from_one_server(tmp_path):
+    """Judges are forked from one server per process: nothing a notebook's tests change
+    (a module attribute, a global) is seen by the next notebook's tests."""
+    from grading.judging import judge_server
+
+    limits = {"cell_timeout": 30}
+    first, cells = _run([_test_cell("mark", "import nbcore\nnbcore.MARKED_BY_A_TEST = 1\nleftover = 2\n"
+                                            "import os\nprint(os.getpid())")], tmp_path, "a", **limits)
+    assert first.status == "ok", first.reason
+    server = judge_server(sandboxed=False, limits=Limits(**limits))
+    second, cells_after = _run([_test_cell("look", "import nbcore, os\n"
+                                                   "print(hasattr(nbcore, 'MARKED_BY_A_TEST'), 'leftover' in globals())\n"
+                                                   "print(os.getpid())")], tmp_path, "b", **limits)
+    assert second.status == "ok", second.reason
+    assert judge_server(sandboxed=False, limits=Limits(**limits)) is server and server.alive()
+    first_pid = cells[0].outputs[0]["text"].strip()
+    seen, second_pid = cells_after[0].outputs[0]["text"].split("\n")[:2]
+    assert seen == "False False"
+    assert first_pid != second_pid  # two judges
+
+
+def test_a_judge_stuck_in_a_test_is_a_grader_failure_and_is_stopped(tmp_path):
+    """An instructor's test that never ends is the grader's failure (never a grade); the
+    stuck judge is killed, and the next notebook is judged normally."""
+    import time
+
+    from grading.judging import judge_server
+
+    limits = {"cell_timeout": 2}
+    stuck, _ = _run([_test_cell("loops", "while True:\n    pass")], tmp_path, "stuck", **limits)
+    assert stuck.status == "error" and "judge" in stuck.reason, stuck.reason
+    server = judge_server(sandboxed=False, limits=Limits(**limits))
+    deadline = time.monotonic() + 10
+    alive = True
+    while alive and time.monotonic() < deadline:
+        alive = any(_is_judge(pid) for pid in _children(server.process.pid))
+        time.sleep(0.2)
+    assert not alive, "the stuck judge still runs"
+    after, cells = _run([_test_cell("fine", "print(1 + 1)")], tmp_path, "after", **limits)
+    assert after.status == "ok" and cells[0].outputs[0]["text"] == "2\n"
+
+
+def _children(pid):
+    from pathlib import Path
+
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _is_judge(pid):
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False

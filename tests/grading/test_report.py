@@ -59,6 +59,19 @@ def test_attention_list_shows_reasons_and_the_latest_state(course, tmp_path):
     assert "ran past 5 s" not in section
 
 
+def test_notebooks_graded_again_alone_have_their_own_section(course, tmp_path):
+    alone = record("perfect", reason="timed out while 1 other notebook ran on the same machine; graded again "
+                   "alone at the end of the run (that run's status: ok), and that result was kept")
+    alone["graded_alone"] = True
+    write_log(course, [alone, record("blank")])
+    text = text_of(write_report(course, tmp_path / "report.html"))
+    section = text.split("Graded again alone")[1].split("Scores")[0]
+    assert "perfect" in section and "that run's status: ok" in section
+    assert "blank" not in section
+    write_log(course, [record("perfect"), record("blank")])  # none: no section
+    assert "Graded again alone" not in text_of(write_report(course, tmp_path / "report2.html"))
+
+
 def test_banner_only_when_something_ran_without_the_sandbox(course, tmp_path):
     write_log(course, [record("perfect"), record("blank")])
     assert "WITHOUT the sandbox" not in text_of(write_report(course, tmp_path / "a.html"))

@@ -259,6 +259,29 @@ def posterior(prior, likelihood):
     "startup_file": Case("blank answers; an IPython startup file replaces run_cell", 0, "blocked", (".ipython",),
                          base=BLANK,
                          build="startup_file"),
+    # the grader's bridge in the kernel: forged answers are only the student's own return values
+    "forged_serve_prompt": Case("wrong add that sends a forged answer prompt to desynchronise the bridge", 3,
+                                "ok", answers={"add_solution": _wrong_add("""
+import builtins, json
+builtins.input("\\x00nbg-serve\\x00" + json.dumps({"ok": True, "value": {"t": "int", "v": "0"}}))
+""")}),
+    "replaces_bridge": Case("blank answers; the bridge's serve loop replaced by one that answers 0 to everything",
+                            0, "ok", base=BLANK, extra_cell=(
+                                "import builtins, json\n"
+                                "def serve():\n"
+                                "    answer = {{'ready': True}}\n"
+                                "    while True:\n"
+                                "        request = json.loads(builtins.input('\\x00nbg-serve\\x00' + json.dumps(answer)))\n"
+                                "        if request.get('op') == 'describe':\n"
+                                "            answer = {{'kind': 'function'}}\n"
+                                "        elif request.get('op') == 'call':\n"
+                                "            answer = {{'ok': True, 'value': {{'t': 'int', 'v': '0'}}}}\n"
+                                "        else:\n"
+                                "            return\n"
+                                "try:\n    __nbg_bridge__.serve = serve\nexcept NameError:\n    pass")),
+    "replaces_raw_input": Case("blank answers; the kernel's raw_input replaced to end every serve loop", 0,
+                               "ok", base=BLANK,
+                               extra_cell="get_ipython().kernel.raw_input = lambda prompt='': '{{\"op\": \"end\"}}'"),
     # leaking the hidden tests
     "prints_cell_sources": Case("a hook prints the source of every cell it sees", 6, "ok", extra_cell=(
         "get_ipython().events.register('pre_run_cell', lambda info: print('SOURCE:', info.raw_cell))")),
