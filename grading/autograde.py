@@ -135,6 +135,10 @@ class AutogradeSummary:
         for record in self.needs_attention:
             lines.append(f"  ATTENTION {record.student}/{record.assignment}/{record.notebook}: "
                          f"{record.status}: {record.reason}")
+        for record in self.records:
+            if record.graded_alone and not record.needs_attention:
+                lines.append(f"  GRADED AGAIN ALONE {record.student}/{record.assignment}/{record.notebook}: "
+                             f"{record.reason}")
         return "\n".join(lines)
 
 

@@ -360,3 +360,45 @@ def test_a_failure_with_nothing_beside_it_is_not_run_again(tmp_path):
     finally:
         runner.shutdown()
     assert [(key, result.status, result.graded_alone) for key, result in results] == [("stuck", "timeout", "")]
+
+
+def test_a_timeout_beside_another_notebook_is_graded_again_alone_through_the_pipeline(tmp_path):
+    """Two kernels at once: the infinite loop times out while a slow but honest notebook
+    still runs, so the grader runs it again alone at the end, keeps that result, and the
+    log, the summary and the report say so. The honest notebook is graded once."""
+    from grading.report import write_report
+
+    root = tmp_path / "course"
+    fixtures.make_class(root, {"looper": "infinite_loop", "slow": "perfect"})
+    slow_path = root / "submitted" / "slow" / fixtures.FIXTURE_ASSIGNMENT / f"{fixtures.FIXTURE_ASSIGNMENT}.ipynb"
+    notebook = nbformat.read(slow_path, 4)
+    for cell in notebook.cells:  # two cells of 4 s each, under the 5 s cell timeout
+        if cell.metadata.get("nbgrader", {}).get("grade_id") in ("add_solution", "mean_solution"):
+            cell.source = "import time\ntime.sleep(4)\n" + cell.source
+    nbformat.write(notebook, slow_path)
+
+    summary = autograde(root, workers=2)
+
+    records = {r.student: r for r in summary.records}
+    assert records["slow"].status == "ok" and records["slow"].score == 6.0 and not records["slow"].graded_alone
+    looper = records["looper"]
+    assert looper.status == "timeout" and looper.score == 3.0 and looper.graded_alone
+    assert "while 1 other notebook ran on the same machine" in looper.reason
+    assert "graded again alone at the end of the run (the same happened)" in looper.reason
+    assert "ATTENTION looper/ps_fixture/ps_fixture: timeout: " in summary.format_table()
+    logged = [json.loads(line) for line in Course(root).grading_log_path.read_text().splitlines()]
+    assert [(r["student"], r["graded_alone"]) for r in sorted(logged, key=lambda r: r["student"])] == [
+        ("looper", True), ("slow", False)]
+    page = write_report(Course(root), tmp_path / "report.html").read_text()
+    section = page.split("Graded again alone")[1].split("<h2>")[0]
+    assert "looper" in section and "slow" not in section
+
+
+def test_the_summary_names_a_notebook_that_passed_when_graded_again_alone():
+    summary = autograde_module.AutogradeSummary()
+    summary.records.append(autograde_module.GradingRecord(
+        student="s1", assignment="a", notebook="a", status="ok", score=6.0, max_score=6.0, graded_alone=True,
+        reason="timed out while 1 other notebook ran on the same machine; graded again alone"))
+    table = summary.format_table()
+    assert "GRADED AGAIN ALONE s1/a/a: timed out while 1 other notebook ran" in table
+    assert "ATTENTION" not in table
