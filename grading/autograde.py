@@ -324,7 +324,7 @@ def autograde(
             if jobs:  # a changed due date or extension also reaches the unchanged submissions
                 from grading.late import apply_late_policy
 
-                apply_late_policy(course)
+                apply_late_policy(course, assignments={job.assignment for job in jobs})
         finally:
             runner.shutdown()
             bar.close()
@@ -413,13 +413,19 @@ class _TaskRunner:
         except Exception as error:
             return ExecutionResult("", STATUS_ERROR, f"the grader failed: {_describe(error)}", 0.0), False
 
+    def _retry(self, key, result) -> bool:
+        """Whether to run ``key`` again: the grader failed on it, and it has retries left."""
+        if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
+            self.attempts[key] += 1
+            return True
+        return False
+
     def results(self):
         """Yield (key, ExecutionResult) as tasks finish, retries and runs alone included."""
         while self.inline:  # one at a time: nothing ran beside them
             key = self.inline.pop(0)
             result = self._run_inline(key)
-            if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
-                self.attempts[key] += 1
+            if self._retry(key, result):
                 self.inline.append(key)
                 continue
             yield key, result
@@ -430,8 +436,7 @@ class _TaskRunner:
                 key = self.pending.pop(future)
                 result, lost = self._outcome(future)
                 broken = broken or lost
-                if result.status == STATUS_ERROR and self.attempts[key] < self.retries:
-                    self.attempts[key] += 1
+                if self._retry(key, result):
                     retry.append(key)
                     continue
                 if result.ended:

@@ -350,6 +350,17 @@ def main():
     run_judge(reader, writer)
 
 
+def _die_with_parent():
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the sandbox's PID namespace still ends its judges
+
+
 def serve_forks(control_fd: int):
     """The fork server: import once, then fork one judge per notebook.
 
@@ -383,10 +394,14 @@ def serve_forks(control_fd: int):
             message = {}
         op = message.get("op")
         if op == "fork" and fds:
+            server_pid = os.getpid()
             pid = os.fork()
             if pid == 0:
                 code = 0
                 try:
+                    _die_with_parent()  # a judge stuck in a test must not outlive its server
+                    if os.getppid() != server_pid:  # the server died before that took effect
+                        os._exit(1)
                     control.close()
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                     os.chdir(str(message.get("folder", ".")))

@@ -214,13 +214,21 @@ class LatePenalty:
         return " ".join(parts)
 
 
-def apply_late_policy(course) -> list:
+def apply_late_policy(course, assignments=None) -> list:
     """Sync extensions into the gradebook and recompute every late penalty.
 
     For every submission in the gradebook: set nbgrader's extension from the
     extensions file (or remove it), then run nbgrader's ``AssignLatePenalties``
     logic with the configured plugin on each of its notebooks, as autograding
     does, but without executing anything.
+
+    Parameters
+    ----------
+    course : grading.Course
+    assignments : iterable of str, optional
+        Only the submissions of these assignments (``nbg autograde`` passes the
+        ones it graded, so a large course is not recomputed after every run);
+        default every assignment (``nbg export`` and ``nbg report``).
 
     Returns
     -------
@@ -240,7 +248,10 @@ def apply_late_policy(course) -> list:
             raise ValueError(f"{plugin.extensions_file}: unknown assignment(s) {unknown}; "
                              f"the gradebook has {sorted(known)}")
         preprocessor.gradebook = gradebook  # the plugin reads max scores through it
+        wanted = set(known) if assignments is None else set(assignments) & set(known)
         for name, assignment in sorted(known.items()):
+            if name not in wanted:
+                continue
             for submission in gradebook.assignment_submissions(name):
                 student = submission.student.id
                 extension = extensions.get((student, name))

@@ -206,3 +206,27 @@ def _is_judge(pid):
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_a_stuck_judge_dies_with_its_server(tmp_path):
+    """When the grading process goes away (its server closes), a judge stuck in a test goes too."""
+    import json
+    import struct
+    import time
+
+    from grading.judging import JudgeServer
+
+    server = JudgeServer(sandboxed=False, limits=Limits())
+    try:
+        channel, pid, _ = server.fork({})
+        body = json.dumps({"op": "run", "source": "while True:\n    pass", "name": "stuck"}).encode()
+        channel.sendall(struct.pack(">I", len(body)) + body)
+        time.sleep(1.0)
+        assert _is_judge(pid), "the judge should be running its endless test"
+    finally:
+        server.close()
+    deadline = time.monotonic() + 10
+    while _is_judge(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _is_judge(pid), "the stuck judge outlived its server"
+    channel.close()

@@ -79,6 +79,17 @@ def test_changing_the_due_date_recomputes_and_the_floor_holds(course):
     assert read_class_grades(course).submissions[("blank", "ps_fixture")].late_penalty == 0
 
 
+def test_recomputing_can_be_limited_to_some_assignments(course):
+    """nbg autograde recomputes only the assignments it graded (a MOOC's gradebook is large)."""
+    apply_late_policy(course)
+    assert late_perfect(course).late_penalty == pytest.approx(1.2)
+    write_extensions(course, ("late_perfect", "ps_fixture", "2026-10-04 12:00"))
+    assert apply_late_policy(course, assignments=["another_assignment"]) == []
+    assert late_perfect(course).late_penalty == pytest.approx(1.2)  # not this assignment: untouched
+    apply_late_policy(course, assignments=["ps_fixture"])
+    assert late_perfect(course).late_penalty == 0
+
+
 def test_export_report_and_nbgrader_export_show_the_same_number(course, tmp_path):
     grades_csv, _ = export_grades(course, tmp_path / "exports")
     with grades_csv.open(newline="") as handle:
