@@ -53,6 +53,11 @@ CASES = {
         new_feature[row] += X[y == c].sum(axis=0)
     return new_class, new_feature
 ''',
+            "matrix_from_sparse_sum": _UC + '''    y = np.asarray(y)
+    sums = [X[np.flatnonzero(y == c)].sum(axis=0) for c in classes]  # np.matrix (1, D) for sparse X
+    new_class = np.asarray(class_count, dtype=float) + np.array([np.sum(y == c) for c in classes])
+    return new_class, np.asarray(feature_count, dtype=float) + np.array(sums)
+''',
             "replaces_instead_of_adding": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
     y = np.asarray(y)
     new_class = np.array([np.sum(y == c) for c in classes], dtype=float)
@@ -67,11 +72,27 @@ CASES = {
             "between_means_term": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
     mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
     n = float(n_a + n_b)
-    if n == 0:
+    if n_a == 0:
+        return n, mean_b.copy(), var_b.copy()
+    if n_b == 0:
         return n, mean_a.copy(), var_a.copy()
     mean = (n_a * mean_a + n_b * mean_b) / n
     var = (n_a * var_a + n_b * var_b) / n + n_a * n_b * (mean_b - mean_a) ** 2 / n ** 2
     return n, mean, var
+''',
+            "empty_groups_zeroed": _MMV + '''    groups = []
+    for size, mean, var in [(n_a, mean_a, var_a), (n_b, mean_b, var_b)]:
+        mean, var = np.array(mean, dtype=float), np.array(var, dtype=float)
+        if size == 0:  # no rows: whatever statistics came with it mean nothing
+            mean[:], var[:] = 0.0, 0.0
+        groups.append((size, mean, var))
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = groups
+    n = float(n_a + n_b)
+    if n == 0:
+        return n, mean_a, var_a
+    mean = (n_a * mean_a + n_b * mean_b) / n
+    between = n_a * n_b / n ** 2 * (mean_a - mean_b) ** 2
+    return n, mean, (n_a * var_a + n_b * var_b) / n + between
 ''',
             "second_moments": _MMV + '''    n = float(n_a + n_b)
     mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
@@ -114,6 +135,26 @@ CASES = {
     var = (n_a * var_a + n_b * var_b) / n + n_a * n_b * (mean_b - mean_a) ** 2 / n ** 2
     return n, mean, var
 ''',
+            "empty_group_nan_leaks": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
+    mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
+    n = float(n_a + n_b)
+    if n == 0:
+        return n, mean_a.copy(), var_a.copy()
+    mean = (n_a * mean_a + n_b * mean_b) / n
+    var = (n_a * var_a + n_b * var_b) / n + n_a * n_b * (mean_b - mean_a) ** 2 / n ** 2
+    return n, mean, var
+''',
+            "n_minus_one": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
+    mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
+    n = float(n_a + n_b)
+    if n_a == 0:
+        return n, mean_b.copy(), var_b.copy()
+    if n_b == 0:
+        return n, mean_a.copy(), var_a.copy()
+    mean = (n_a * mean_a + n_b * mean_b) / n
+    var = (n_a * var_a + n_b * var_b + n_a * n_b * (mean_b - mean_a) ** 2 / n) / (n - 1)
+    return n, mean, var
+''',
             "nan_from_empty_group": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
     mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
     n = float(n_a + n_b)
@@ -152,6 +193,16 @@ CASES = {
     square = np.where(np.isnan(X)[:, None, :], 0.0, (X[:, None, :] - theta[None]) ** 2 / var[None])
     terms = -0.5 * (np.log(2 * np.pi * var)[None] + square)
     return np.asarray(class_log_prior, dtype=float)[None, :] + terms.sum(axis=2)
+''',
+            "imputes_zero": _GJ + '''    X = np.nan_to_num(np.asarray(X, dtype=float), nan=0.0)
+    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
+    return np.asarray(class_log_prior, dtype=float)[None, :] + terms.sum(axis=2)
+''',
+            "sums_over_wrong_axis": _GJ + '''    X, theta, var = (np.asarray(a, dtype=float) for a in (X, theta, var))
+    terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
+    terms = np.where(np.isnan(X)[:, None, :], 0.0, terms)
+    return np.asarray(class_log_prior, dtype=float)[None, :] + terms.sum(axis=1)
 ''',
             "forgets_prior": _GJ + '''    X, theta, var = (np.asarray(a, dtype=float) for a in (X, theta, var))
     terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
