@@ -247,7 +247,10 @@ class GradingExecutor(Execute):
         try:
             self.judge.wait_ready()  # its start-up (imports) is not the student's time
             self.bridge.deadline = time.monotonic() + (self.timeout or 30)
-            verdict = self.judge.run_cell(cell.source, label, self.bridge, timeout=(self.timeout or 30) + 30)
+            # The cell's calls end by its deadline, or after an interrupt's grace: a judge silent
+            # past that is stuck in the test itself.
+            verdict = self.judge.run_cell(cell.source, label, self.bridge,
+                                          timeout=(self.timeout or 30) + INTERRUPT_GRACE + 5)
         except (JudgeProtocolError, OSError, ValueError) as error:
             raise GraderFailure(f"the judge failed on {label}: {error}") from None
         finally:
