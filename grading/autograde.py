@@ -470,15 +470,17 @@ class _TaskRunner:
             if lost:
                 self._replace_pool()
             what = "timed out" if first.status == STATUS_TIMEOUT else "its kernel died"
-            others = f"{beside} other notebook{'s' if beside > 1 else ''}"
+            # Over the notebook's whole run, not at once: -j 2 runs one other at a time.
+            others = f"{beside} other notebook{'s' if beside > 1 else ''} overlapped its run"
             if result.status == STATUS_ERROR:  # the grader failed on the run alone: never a grade
-                result.reason = (f"{what} while {others} ran on the same machine, and the grader could "
-                                 f"not run it again alone ({result.reason})")
+                result.reason = (f"{what} while other notebooks ran on the same machine ({others}), and "
+                                 f"the grader could not run it again alone ({result.reason})")
             else:
                 outcome = ("the same happened" if result.status == first.status
                            else f"that run's status: {result.status}")
-                result.graded_alone = (f"{what} while {others} ran on the same machine; graded again alone "
-                                       f"at the end of the run ({outcome}), and that result was kept")
+                result.graded_alone = (f"{what} while other notebooks ran on the same machine ({others}); "
+                                       f"graded again alone at the end of the run ({outcome}), and that "
+                                       "result was kept")
             yield key, result
 
     def shutdown(self):

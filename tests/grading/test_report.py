@@ -60,7 +60,8 @@ def test_attention_list_shows_reasons_and_the_latest_state(course, tmp_path):
 
 
 def test_notebooks_graded_again_alone_have_their_own_section(course, tmp_path):
-    alone = record("perfect", reason="timed out while 1 other notebook ran on the same machine; graded again "
+    alone = record("perfect", reason="timed out while other notebooks ran on the same machine (1 other notebook overlapped its "
+                   "run); graded again "
                    "alone at the end of the run (that run's status: ok), and that result was kept")
     alone["graded_alone"] = True
     write_log(course, [alone, record("blank")])
