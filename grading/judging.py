@@ -1,11 +1,13 @@
 """The grader's side of judging: the judge process and the bridge into the student's kernel.
 
-:class:`JudgeProcess` starts ``grading.judge`` (sandboxed like a kernel, but
-with ``nbcore`` and an empty folder of its own) and relays its requests;
-:class:`KernelBridge` answers them by running the student's functions in the
-student's kernel, as silent executions whose answers come back as plain data
-(:mod:`grading.plain`). This process only relays: it never trusts what the
-kernel sends beyond decoding it, and the verdict is the judge's.
+:class:`JudgeServer` is a sandboxed process (like a kernel's sandbox, but with
+``nbcore``) that imports the tests' modules once; :class:`JudgeProcess` is one
+notebook's judge, forked from it into an empty folder of its own, whose
+requests this process relays; :class:`KernelBridge` answers them by running
+the student's functions in the student's kernel, through a serve loop whose
+answers come back as plain data (:mod:`grading.plain`). This process only
+relays: it never trusts what the kernel sends beyond decoding it, and the
+verdict is the judge's.
 """
 
 from __future__ import annotations
