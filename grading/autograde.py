@@ -50,6 +50,7 @@ from grading.course import Course
 from grading.execute import (
     STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, ExecutionResult, clean_text, execute_task,
 )
+from grading.judge import die_with_parent
 from grading.lock import autograde_lock
 from grading.nbgrader_steps import NbgraderSteps, read_notebook
 from grading.progress import ProgressBar
@@ -518,20 +519,6 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def _exit_with_parent():
-    """Pool worker initializer: die when the grading process dies (Linux), not linger."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
-        if os.getppid() == 1:  # the parent already died while this worker started
-            os._exit(1)
-
-
 def make_pool(workers):
     """A process pool for notebook execution.
 
@@ -543,7 +530,7 @@ def make_pool(workers):
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
     context = multiprocessing.get_context(method)
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                                  initializer=_exit_with_parent)
+                                                  initializer=die_with_parent, initargs=(os.getpid(),))
 
 
 @dataclasses.dataclass(eq=False)  # hashed by identity: a key of the task runner

@@ -1,9 +1,10 @@
 """The judge: runs a notebook's test cells outside the student's kernel.
 
-``python -m grading.judge`` is started by the grader (:mod:`grading.judging`)
-in a sandbox of its own, with ``nbcore`` and no view of the student's files or
-processes. It talks to the grader over its stdin and stdout in frames of
-JSON (:func:`read_frame`, :func:`write_frame`):
+Each notebook's judge is forked from a judge server (:func:`serve_forks`),
+which the grader (:mod:`grading.judging`) starts in a sandbox of its own,
+with ``nbcore`` and no view of the student's files or processes. A judge
+talks to the grader over its own socket in frames of JSON
+(:func:`read_frame`, :func:`write_frame`):
 
 * the grader sends ``{"op": "run", "source": ..., "name": ...}`` for each test
   cell, and the judge answers ``{"op": "done", "passed": ..., "stdout": ...,
@@ -63,9 +64,14 @@ def read_frame(stream) -> dict | None:
     return json.loads(body)
 
 
-def write_frame(stream, message: dict):
+def frame_bytes(message: dict) -> bytes:
+    """One frame: a 4-byte big-endian length, then the message as ASCII JSON."""
     body = json.dumps(message, ensure_ascii=True, allow_nan=True).encode("ascii")
-    stream.write(struct.pack(">I", len(body)) + body)
+    return struct.pack(">I", len(body)) + body
+
+
+def write_frame(stream, message: dict):
+    stream.write(frame_bytes(message))
     stream.flush()
 
 
@@ -341,24 +347,17 @@ def run_judge(reader, writer):
             write_frame(writer, {"op": "error", "reason": f"unknown op {str(message.get('op'))[:40]!r}"})
 
 
-def main():
-    """One judge over stdin and stdout."""
-    reader = os.fdopen(os.dup(0), "rb")
-    writer = os.fdopen(os.dup(1), "wb")
-    _silence_standard_streams()
-    _preload()
-    run_judge(reader, writer)
-
-
-def _die_with_parent():
+def die_with_parent(parent_pid: int):
+    """Be killed when the process ``parent_pid`` (this one's parent) dies (Linux)."""
     import ctypes
     import signal
 
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass  # not Linux: the sandbox's PID namespace still ends its judges
+        return  # not Linux: the sandbox's PID namespace still ends its processes
+    if os.getppid() != parent_pid:  # the parent died before that took effect
+        os._exit(1)
 
 
 def serve_forks(control_fd: int):
@@ -399,9 +398,7 @@ def serve_forks(control_fd: int):
             if pid == 0:
                 code = 0
                 try:
-                    _die_with_parent()  # a judge stuck in a test must not outlive its server
-                    if os.getppid() != server_pid:  # the server died before that took effect
-                        os._exit(1)
+                    die_with_parent(server_pid)  # a judge stuck in a test must not outlive its server
                     control.close()
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                     os.chdir(str(message.get("folder", ".")))
@@ -424,7 +421,3 @@ def serve_forks(control_fd: int):
             for fd in fds:
                 os.close(fd)
             control.send(json.dumps({"op": "error", "reason": f"unknown op {str(op)[:40]!r}"}).encode())
-
-
-if __name__ == "__main__":
-    main()

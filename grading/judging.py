@@ -29,7 +29,7 @@ import zmq
 import zmq.asyncio
 
 from grading import kernel_side, plain
-from grading.judge import MAX_FRAME, JudgeProtocolError
+from grading.judge import MAX_FRAME, JudgeProtocolError, frame_bytes
 from grading.sandbox import Limits, bwrap_command, sandbox_uid
 
 JUDGE_UID_OFFSET = 1_000_000
@@ -431,9 +431,8 @@ class JudgeProcess:
         return data
 
     def _write(self, message: dict):
-        body = json.dumps(message, ensure_ascii=True, allow_nan=True).encode("ascii")
         self._socket.settimeout(None)
-        self._socket.sendall(struct.pack(">I", len(body)) + body)
+        self._socket.sendall(frame_bytes(message))
 
     def wait_ready(self, timeout=120):
         if not self._ready:
