@@ -62,7 +62,7 @@ EXPLANATIONS = {
         "NumPy, SciPy, scikit-learn and nbcore once per grading process; a test cell that uses "
         "the notebook costs one silent execution in the kernel (shared by consecutive test "
         "cells), and each call of a student's function one round trip of plain data on the "
-        "kernel's stdin channel, about a millisecond; the paired figure moves with the load."
+        "kernel's stdin channel, not a cell's execution; the paired figure moves with the load."
     ),
     "sandbox overhead": (
         "Sandbox overhead: bubblewrap's own start takes milliseconds; the paired figure moves "
