@@ -7,7 +7,7 @@ wall time includes starting the grader, as an instructor sees it:
 * stock nbgrader, serial: ``python -m nbgrader autograde <assignment>``;
 * ours with 1 worker and with N workers (N = the number of cores):
   ``python -m grading --course <root> autograde <assignment> -j <workers>``,
-  sandboxed (nbg's default) when :func:`grading.sandbox.sandbox_available`
+  sandboxed (nbg's default) when :func:`grading.execution.sandbox.bubblewrap.sandbox_available`
   says the sandbox works here, else with ``--unsafe-no-sandbox``;
 * with the sandbox, ours with 1 worker once more without it; and one
   notebook executed alternately with and without the sandbox
@@ -15,7 +15,7 @@ wall time includes starting the grader, as an instructor sees it:
   with its tests in the judge and in the kernel (:func:`paired_judge_overhead`):
   the trust boundary's cost.
 
-The submissions are the demo class's students (:mod:`grading.demo_students`)
+The submissions are the demo class's students (:mod:`grading.demo.students`)
 whose notebook runs to the end, cycled to the wanted count; each copy gets a
 comment naming its submission, so no two are byte-identical.
 """
@@ -110,7 +110,7 @@ def build_course(root: Path, assignment: str, smoke=False) -> Path:
 
 def write_submissions(root: Path, assignment: str, n_submissions: int) -> list:
     """``n_submissions`` students' submissions of ``assignment``; returns the student ids."""
-    from grading.demo_students import DEMO_STUDENTS, student_notebook
+    from grading.demo.students import DEMO_STUDENTS, student_notebook
 
     students_by_id = {student.student_id: student for student in DEMO_STUDENTS}
     variants = [students_by_id[name] for name in VARIANTS]
@@ -154,7 +154,7 @@ def grade_ours(root, assignment, workers, sandboxed):
 def sandbox_status() -> tuple:
     """(available, why not) from the grading package; never raises."""
     try:
-        from grading.sandbox import sandbox_available
+        from grading.execution.sandbox.bubblewrap import sandbox_available
 
         return sandbox_available()
     except Exception as error:  # the grading package is still being written
@@ -205,8 +205,8 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
     between pairs. ``option`` is ``"sandboxed"`` or ``"judged"`` (tests in the
     judge process rather than in the student's kernel).
     """
-    from grading.execute import execute_notebook
-    from grading.sandbox import Limits, build_matplotlib_cache
+    from grading.execution.kernel import execute_notebook
+    from grading.execution.sandbox.bubblewrap import Limits, build_matplotlib_cache
 
     notebook_path = sorted(submission_dir.glob("*.ipynb"))[0]
     notebook_json = notebook_path.read_text()
@@ -263,8 +263,8 @@ def paired_judge_overhead(submission_dir: Path, repeats=6, warmup=True) -> dict:
 def judge_server_start_seconds(sandboxed: bool, repeats=3) -> float:
     """Median seconds from starting a judge server to its first judge's ``ready``
     (its imports of NumPy, SciPy, scikit-learn and nbcore): paid once per grading process."""
-    from grading.judging import JudgeServer
-    from grading.sandbox import Limits
+    from grading.execution.judge_client import JudgeServer
+    from grading.execution.sandbox.bubblewrap import Limits
 
     runs = []
     for _ in range(repeats):

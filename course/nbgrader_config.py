@@ -22,7 +22,7 @@ c.Execute.timeout = 120
 # `nbgrader generate_feedback` (also the formgrader's "Generate Feedback"
 # button) renders the autograded notebook with its hidden tests' source
 # (nbgrader issue #917); these are the preprocessors `nbg feedback` runs
-# (grading/feedback.py): hidden-test regions are blanked as in the release,
+# (grading/feedback/__init__.py): hidden-test regions are blanked as in the release,
 # tracebacks keep the failure message but no frame quoting a hidden test.
 from grading.feedback import feedback_preprocessors  # noqa: E402 -- the course's own package
 
@@ -32,8 +32,8 @@ c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading
 # Late work: 10% of the points possible off per started day after the due
 # date, never below 50% of the points (Canvas's late policy model), through
 # nbgrader's late-submission plugin; per-student due dates in extensions.csv
-# (student_id,assignment,due). See grading/late.py.
-c.AssignLatePenalties.plugin_class = "grading.late.LatePolicy"
+# (student_id,assignment,due). See grading/grades/late.py.
+c.AssignLatePenalties.plugin_class = "grading.grades.late.LatePolicy"
 c.LatePolicy.percent_per_interval = 10
 c.LatePolicy.interval_hours = 24
 c.LatePolicy.lowest_score_percent = 50

@@ -7,7 +7,7 @@ runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
 Exit codes: 0 success, 1 something needs the instructor's attention (or a
 check failed), 2 usage errors (argparse's convention, also for ValueErrors
 about the course or the arguments, and for a gradebook database that cannot
-be reached or whose driver is missing: one line, see :mod:`grading.database`).
+be reached or whose driver is missing: one line, see :mod:`grading.core.database`).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def _check_gradebook_server(args):
     driver or an unreachable server is one line before any step starts."""
     if args.command == "demo":
         return  # the demo builds its own course with a SQLite gradebook
-    from grading.course import Course
-    from grading.database import check_database, ensure_course_row
+    from grading.core.course import Course
+    from grading.core.database import check_database, ensure_course_row
 
     course = Course(args.course, db_url=args.db)
     if course.configured_db_url is not None:
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         print(f"nbg {args.command}: error: {error}", file=sys.stderr)
         return 2
     except Exception as error:
-        from grading.database import describe_error, is_database_error
+        from grading.core.database import describe_error, is_database_error
 
         if not is_database_error(error):
             raise

@@ -29,7 +29,7 @@ import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from grading.course import Course
+from grading.core.course import Course
 
 # Blackboard-style LMS download names, e.g.
 # "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb":

@@ -20,7 +20,7 @@ Two files are written:
 With ``--format canvas`` or ``--format moodle`` and a ``--roster``, a third
 file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
 import (:mod:`grading.lms`). Late penalties are recomputed first
-(:func:`grading.late.apply_late_policy`).
+(:func:`grading.grades.late.apply_late_policy`).
 
 Everything is read through nbgrader's :class:`nbgrader.api.Gradebook`, so a
 server database (``--db``) works the same as the default SQLite file.
@@ -236,7 +236,7 @@ def export_grades(course, out_dir) -> tuple[Path, Path]:
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {out_dir} is a file; give a folder for grades.csv and cells.csv")
     out_dir.mkdir(parents=True, exist_ok=True)
-    from grading.late import apply_late_policy
+    from grading.grades.late import apply_late_policy
 
     apply_late_policy(course)  # due dates, extensions or manual grades may have changed
     grades = read_class_grades(course)
@@ -265,9 +265,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg export``; returns the exit code."""
-    from grading.course import Course
+    from grading.core.course import Course
 
-    from grading.lock import warn_if_unfinished
+    from grading.core.lock import warn_if_unfinished
 
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "export")  # nbgrader commits cell by cell: a run under way shows half

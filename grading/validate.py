@@ -26,8 +26,8 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils as nbgrader_utils
 
-from grading.execute import STATUS_OK, execute_notebook
-from grading.sandbox import Limits
+from grading.execution.kernel import STATUS_OK, execute_notebook
+from grading.execution.sandbox.bubblewrap import Limits
 
 SOURCE, RELEASE = "source", "release"
 
@@ -213,7 +213,7 @@ def add_arguments(parser):
 def run(args) -> int:
     paths = args.paths
     if not paths:
-        from grading.course import Course
+        from grading.core.course import Course
 
         course = Course(args.course, db_url=args.db)
         paths = [p for p in (course.source_root, course.release_root) if p.is_dir()]

@@ -231,7 +231,7 @@ def assert_own_implementation(func):
 
 def _remote_types():
     try:
-        from grading.judge import StudentFunction
+        from grading.execution.judge_runtime import StudentFunction
     except ImportError:  # the student's installation has no grader
         return ()
     return (StudentFunction,)

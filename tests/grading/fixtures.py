@@ -34,7 +34,7 @@ from pathlib import Path
 
 import nbformat
 
-import grading.course  # noqa: F401  (puts nbgrader's alembic on PATH)
+import grading.core.course  # noqa: F401  (puts nbgrader's alembic on PATH)
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 FIXTURE_ASSIGNMENT = "ps_fixture"

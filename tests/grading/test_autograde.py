@@ -20,9 +20,9 @@ import pytest
 import fixtures
 from grading import autograde as autograde_module
 from grading.autograde import autograde
-from grading.course import Course
-from grading.execute import execute_notebook
-from grading.sandbox import Limits
+from grading.core.course import Course
+from grading.execution.kernel import execute_notebook
+from grading.execution.sandbox.bubblewrap import Limits
 
 # Every kind, plus a perfect submission after the due date with nbgrader's
 # "zero" late policy: 6 points and a 6-point penalty.
@@ -311,7 +311,7 @@ def _load_sensitive_task(task):
     """
     import time as time_module
 
-    from grading.execute import STATUS_OK, STATUS_TIMEOUT, ExecutionResult
+    from grading.execution.kernel import STATUS_OK, STATUS_TIMEOUT, ExecutionResult
 
     folder, name, kind = Path(task["folder"]), task["name"], task["kind"]
     started = time_module.time()

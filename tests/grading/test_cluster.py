@@ -20,8 +20,8 @@ import pytest
 import servers
 import small_class
 from grading.autograde import autograde
-from grading.cluster import STATUS_UNGRADED, environment_fingerprint
-from grading.course import Course
+from grading.execution.runners.dask import STATUS_UNGRADED, environment_fingerprint
+from grading.core.course import Course
 
 GRADING_TIMEOUT = 300  # seconds a grading run of the small class may take here
 
@@ -193,8 +193,8 @@ def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    from grading.cluster import execute_packed, pack_task
-    from grading.sandbox import Limits
+    from grading.execution.runners.dask import execute_packed, pack_task
+    from grading.execution.sandbox.bubblewrap import Limits
 
     scratch = tmp_path / "scratch"
     (scratch / "data").mkdir(parents=True)
@@ -218,7 +218,7 @@ def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
 
 
 def test_the_scheduler_and_tls_files_come_from_the_course_config_unless_given(tmp_path):
-    from grading.cluster import cluster_settings
+    from grading.execution.runners.dask import cluster_settings
 
     for name in ("ca.pem", "cert.pem", "key.pem"):
         (tmp_path / name).write_text("not read here")

@@ -12,7 +12,7 @@ import pytest
 
 import fixtures
 from grading.collect import FOLDER_PATTERN, collect
-from grading.course import Course
+from grading.core.course import Course
 
 NB = "ps_fixture"
 

@@ -37,7 +37,7 @@ from grading.demo import (
     repository_course_root,
     run_demo,
 )
-from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
+from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
 from grading.feedback import split_hidden_region
 
 BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
@@ -232,7 +232,7 @@ def test_a_student_editing_a_missing_cell_is_a_clear_error(released_course):
     source = nbformat.read(released_course.source_notebooks(BAYES)[0], 4)
     release = nbformat.read(released_course.release_dir(BAYES) / f"{BAYES}.ipynb", 4)
     ghost = DemoStudent("ghost", "edits a renamed cell", code={(BAYES, "no_such_cell"): "x = 1"})
-    with pytest.raises(ValueError, match="update grading/demo_students.py"):
+    with pytest.raises(ValueError, match="update grading/demo/students.py"):
         student_notebook(ghost, BAYES, source, release)
 
 

@@ -20,8 +20,8 @@ import fixtures
 import pytest
 import yaml
 
-from grading.course import Course
-from grading.handout import (
+from grading.core.course import Course
+from grading.release.handout import (
     JUPYTER_REQUIREMENTS,
     PUBLIC_REQUIREMENTS,
     build_handout,

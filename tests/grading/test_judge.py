@@ -7,8 +7,8 @@ process (sandboxed, as graded), whose test cells probe each rule of the bridge.
 import nbformat
 import pytest
 
-from grading.execute import execute_notebook
-from grading.sandbox import Limits, sandbox_available
+from grading.execution.kernel import execute_notebook
+from grading.execution.sandbox.bubblewrap import Limits, sandbox_available
 
 pytestmark = pytest.mark.slow
 
@@ -153,7 +153,7 @@ def _run(cells, tmp_path, name, **limits):
 def test_each_notebook_gets_a_fresh_judge_from_one_server(tmp_path):
     """Judges are forked from one server per process: nothing a notebook's tests change
     (a module attribute, a global) is seen by the next notebook's tests."""
-    from grading.judging import judge_server
+    from grading.execution.judge_client import judge_server
 
     limits = {"cell_timeout": 30}
     first, cells = _run([_test_cell("mark", "import nbcore\nnbcore.MARKED_BY_A_TEST = 1\nleftover = 2\n"
@@ -176,7 +176,7 @@ def test_a_judge_stuck_in_a_test_is_a_grader_failure_and_is_stopped(tmp_path):
     stuck judge is killed, and the next notebook is judged normally."""
     import time
 
-    from grading.judging import judge_server
+    from grading.execution.judge_client import judge_server
 
     limits = {"cell_timeout": 2}
     stuck, _ = _run([_test_cell("loops", "while True:\n    pass")], tmp_path, "stuck", **limits)
@@ -214,7 +214,7 @@ def test_a_stuck_judge_dies_with_its_server(tmp_path):
     import struct
     import time
 
-    from grading.judging import JudgeServer
+    from grading.execution.judge_client import JudgeServer
 
     server = JudgeServer(sandboxed=False, limits=Limits())
     try:

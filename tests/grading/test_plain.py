@@ -1,4 +1,4 @@
-"""grading.plain: what may cross between the student's kernel and the judge (no kernel needed)."""
+"""grading.execution.plain: what may cross between the student's kernel and the judge (no kernel needed)."""
 
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from grading import plain
+from grading.execution import plain
 
 
 @pytest.mark.parametrize("value", [

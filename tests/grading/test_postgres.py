@@ -22,8 +22,8 @@ import servers
 import small_class
 from grading import cli
 from grading.autograde import autograde
-from grading.course import Course
-from grading.lock import unfinished_run
+from grading.core.course import Course
+from grading.core.lock import unfinished_run
 from grading.release import generate_assignment
 
 NBG = str(servers.BIN / "nbg")

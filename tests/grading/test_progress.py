@@ -2,7 +2,7 @@
 
 import io
 
-from grading.progress import ProgressBar
+from grading.commands._progress import ProgressBar
 
 
 class Terminal(io.StringIO):

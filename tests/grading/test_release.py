@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 import fixtures
-from grading.course import Course
+from grading.core.course import Course
 from grading.release import build_release, check_no_leaks
 
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from grading import Course
-from grading.similarity import similar_pairs
+from grading.report.similarity import similar_pairs
 
 OWN_MEAN = '''
 def mean(values):

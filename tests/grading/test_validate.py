@@ -12,7 +12,7 @@ import pytest
 
 import fixtures
 from grading.cli import main
-from grading.course import Course
+from grading.core.course import Course
 from grading.release import build_release
 from grading.validate import validate
 

@@ -29,7 +29,7 @@ import nbformat
 import pytest
 
 from grading.autograde import autograde
-from grading.course import Course
+from grading.core.course import Course
 from grading.release import build_release
 
 pytestmark = pytest.mark.slow

@@ -26,7 +26,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from grading.course import Course
+from grading.core.course import Course
 from grading.release import build_release
 from tests.handout_checks import assert_no_answers
 from tests.student_env import clean_env, make_student_venv, run_student_python, student_python

@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading.course import Course
+from grading.core.course import Course
 from grading.release import build_release
 from tests.student_env import clean_env, make_student_venv, student_python
 

@@ -18,9 +18,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import adversarial_fixtures as adv  # noqa: E402
 
-from grading import sandbox  # noqa: E402
-from grading.execute import execute_notebook  # noqa: E402
-from grading.sandbox import Limits, bwrap_command, sandbox_available  # noqa: E402
+from grading.execution.sandbox import bubblewrap as sandbox  # noqa: E402
+from grading.execution.kernel import execute_notebook  # noqa: E402
+from grading.execution.sandbox.bubblewrap import Limits, bwrap_command, sandbox_available  # noqa: E402
 
 AVAILABLE, WHY = sandbox_available()
 # `make test` installs bubblewrap: without it these tests fail (with the
@@ -95,7 +95,7 @@ def test_the_judge_has_the_reference_and_no_view_of_the_submission(tmp_path):
 def test_kernels_reuse_the_graders_matplotlib_font_cache(tmp_path, monkeypatch):
     """Without the seeded cache each sandboxed kernel rescans the fonts (~0.5 s):
     the copy must be read as it is, not rebuilt, and matplotlib must stay quiet."""
-    import grading.execute
+    import grading.execution.kernel
 
     cache = sandbox.build_matplotlib_cache(tmp_path / "matplotlib")
     assert cache is not None and list(cache.glob(sandbox.MATPLOTLIB_CACHE_FILES))
@@ -111,7 +111,7 @@ def test_kernels_reuse_the_graders_matplotlib_font_cache(tmp_path, monkeypatch):
         seeded.update({p.name: p.stat().st_mtime_ns for p in (scratch / ".config" / "matplotlib").iterdir()})
         return manager
 
-    monkeypatch.setattr(grading.execute, "make_kernel_manager", remember_the_seeded_copy)
+    monkeypatch.setattr(grading.execution.kernel, "make_kernel_manager", remember_the_seeded_copy)
     result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=60),
                               sandboxed=True, matplotlib_cache=cache)
     outputs = nbformat.reads(result.notebook_json, 4).cells[0].outputs
@@ -207,7 +207,7 @@ def test_killing_the_grader_at_any_moment_loses_and_double_counts_nothing(tmp_pa
     for student, kind in students.items():
         assert sum(rows[student].values()) == FIXTURES.EXPECTED_SCORES[kind], student
         assert len(rows[student]) == 4, student
-    from grading.course import Course
+    from grading.core.course import Course
 
     with Course(tmp_path).gradebook() as gradebook:
         assert len(gradebook.find_assignment(FIXTURES.FIXTURE_ASSIGNMENT).submissions) == len(students)

@@ -1,4 +1,4 @@
-"""The static answer scan (grading.scan) on hand-built notebooks: what it flags and,
+"""The static answer scan (grading.autograde.scan) on hand-built notebooks: what it flags and,
 as important, what it leaves alone. Expected test cells are read off the sources.
 
 Runtime: about 2 s (the real course notebooks are parsed, not run).
@@ -10,8 +10,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grading.scan import scan_notebook
-from grading.submission_checks import shadowing_files
+from grading.autograde.scan import scan_notebook
+from grading.autograde.checks import shadowing_files
 
 TESTS = {
     "test_posterior": "np.testing.assert_allclose(posterior([0.5, 0.5], [0.2, 0.6]), [0.25, 0.75])",

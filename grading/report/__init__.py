@@ -4,8 +4,8 @@ Sections: a banner when any submission was graded without the sandbox; the
 submissions that need the instructor's attention, with the reason; the
 notebooks graded again alone because they failed while others ran beside
 them (:mod:`grading.autograde`); the score table (student x assignment); each late penalty explained
-(:mod:`grading.late`, recomputed first); pairs of similar answers for review
-(:mod:`grading.similarity`); the score distribution per assignment;
+(:mod:`grading.grades.late`, recomputed first); pairs of similar answers for review
+(:mod:`grading.report.similarity`); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
@@ -181,7 +181,7 @@ def _sandbox_banner(log) -> str:
 
 
 def _unfinished_banner(course) -> str:
-    from grading.lock import unfinished_run
+    from grading.core.lock import unfinished_run
 
     why = unfinished_run(course)
     if not why:
@@ -249,7 +249,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         The HTML file to write (its folder is created).
     similarity_threshold : float, optional
         Share of answer code two submissions must have in common to be listed
-        (default :data:`grading.similarity.DEFAULT_THRESHOLD`).
+        (default :data:`grading.report.similarity.DEFAULT_THRESHOLD`).
 
     Returns
     -------
@@ -258,7 +258,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
     out_path = Path(out_path)
     if out_path.is_dir():
         raise ValueError(f"{out_path} is a folder; give a file name such as report.html")
-    from grading.late import apply_late_policy, describe_policy, late_section_html
+    from grading.grades.late import apply_late_policy, describe_policy, late_section_html
 
     # Recompute late penalties first (due dates, extensions, manual grades may have changed).
     late = apply_late_policy(course)
@@ -278,7 +278,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         _scores_section(grades),
         late_section_html(late, describe_policy(course)),
     ]
-    from grading.similarity import DEFAULT_THRESHOLD, similar_pairs, similarity_section_html
+    from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs, similarity_section_html
 
     threshold = similarity_threshold or DEFAULT_THRESHOLD
     parts.append(similarity_section_html(similar_pairs(course, threshold=threshold), threshold))
@@ -316,9 +316,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg report``; returns the exit code."""
-    from grading.course import Course
+    from grading.core.course import Course
 
-    from grading.lock import warn_if_unfinished
+    from grading.core.lock import warn_if_unfinished
 
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)

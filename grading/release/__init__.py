@@ -5,7 +5,7 @@ and hidden tests, locks cells, records the source cells and checksums in the
 gradebook); this module runs it for one or all assignments, checks the
 release leaks no solution or hidden test, and zips each release folder
 reproducibly (sorted entries, fixed timestamps) into ``release_zips/``.
-It also writes the course's hand-out (:mod:`grading.handout`: the student
+It also writes the course's hand-out (:mod:`grading.release.handout`: the student
 kit as a wheel and the student environment files) to ``release/handout/``
 and ``release_zips/handout.zip``.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import nbformat
 
-from grading.course import Course
-from grading.handout import HANDOUT_DIRNAME, build_handout
+from grading.core.course import Course
+from grading.release.handout import HANDOUT_DIRNAME, build_handout
 
 ZIP_DIRNAME = "release_zips"
 # Markers nbgrader removes; finding one in a release means something leaked.
@@ -96,7 +96,7 @@ def build_release(course, assignments=None, *, handout=True) -> list[Path]:
     """Release one, several or all assignments and zip each release.
 
     With ``handout`` (the default) the course's hand-out is rebuilt too:
-    ``release/handout/`` (see :mod:`grading.handout`) and its zip
+    ``release/handout/`` (see :mod:`grading.release.handout`) and its zip
     :func:`handout_zip_path`.
 
     Parameters

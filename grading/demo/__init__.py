@@ -1,11 +1,11 @@
 """``nbg demo``: the whole pipeline on a generated demo class.
 
 Builds a fresh course root in ``<out>/course`` from the course's own source
-notebooks (:data:`grading.demo_students.DEMO_ASSIGNMENTS`), then, as an
+notebooks (:data:`grading.demo.students.DEMO_ASSIGNMENTS`), then, as an
 instructor would:
 
 1. ``release`` the assignments (and their LMS zips);
-2. generate the demo students' submissions (:mod:`grading.demo_students`) and
+2. generate the demo students' submissions (:mod:`grading.demo.students`) and
    pack them as an LMS download (Blackboard-style names in a nested folder,
    one student with two attempts), then ``collect`` that zip;
 3. ``autograde`` everything in parallel;
@@ -16,9 +16,9 @@ and prints the class's score table and where each output was written.
 The demo's course config differs from the course's in one option, written
 into ``<out>/course/nbgrader_config.py`` with a comment: a per-cell timeout
 of :data:`DEMO_CELL_TIMEOUT` seconds (the infinite loop costs that, not two
-minutes). The course's late policy applies (:mod:`grading.late`: 10% of the
+minutes). The course's late policy applies (:mod:`grading.grades.late`: 10% of the
 points possible per started day, floor 50%), with the extension of
-:data:`grading.demo_students.DEMO_EXTENSIONS` in ``extensions.csv``; the
+:data:`grading.demo.students.DEMO_EXTENSIONS` in ``extensions.csv``; the
 raw per-cell scores of late work stay visible in ``cells.csv``.
 """
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading.demo_students import DEMO_ASSIGNMENTS, DEMO_EXTENSIONS, DEMO_STUDENTS, student_notebook
+from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_EXTENSIONS, DEMO_STUDENTS, student_notebook
 
 DEFAULT_OUT = "demo-output"
 DEMO_CELL_TIMEOUT = 15  # seconds; the slowest legitimate cell takes ~4 s on 2 busy cores
@@ -53,7 +53,7 @@ c.Execute.timeout = {DEMO_CELL_TIMEOUT}
 
 def repository_course_root() -> Path:
     """The course folder of this repository (``course/`` next to ``grading/``)."""
-    return Path(__file__).resolve().parent.parent / "course"
+    return Path(__file__).resolve().parents[2] / "course"
 
 
 @dataclasses.dataclass
@@ -209,12 +209,12 @@ def run_demo(
     """
     from grading.autograde import autograde
     from grading.collect import collect
-    from grading.course import Course
+    from grading.core.course import Course
     from grading.export import export_grades, read_class_grades
     from grading.feedback import generate_feedback
     from grading.release import build_release
     from grading.report import write_report
-    from grading.sandbox import sandbox_available
+    from grading.execution.sandbox.bubblewrap import sandbox_available
 
     start = time.monotonic()
     out_dir = _fresh_folder(Path(out_dir))

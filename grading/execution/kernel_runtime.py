@@ -1,6 +1,6 @@
 """The part of the bridge that runs inside the student's kernel.
 
-Its source (with :mod:`grading.plain`'s) is executed in the kernel before the
+Its source (with :mod:`grading.execution.plain`'s) is executed in the kernel before the
 first cell; it defines ``__nbg_bridge__`` in the kernel's namespace. For each
 test cell that needs the notebook, the grader runs ``__nbg_bridge__.serve()``
 as one silent execution: it reads the judge's requests (``describe`` a name,

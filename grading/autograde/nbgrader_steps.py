@@ -32,7 +32,7 @@ class NbgraderSteps:
 
     Parameters
     ----------
-    course : grading.course.Course
+    course : grading.core.course.Course
     """
 
     def __init__(self, course):

@@ -1,8 +1,8 @@
 """``nbg autograde``: grade submissions in parallel, with nbgrader's scoring.
 
 Per submission the grading process runs nbgrader's own sanitizing steps
-(:mod:`grading.nbgrader_steps`), a process pool executes each notebook in its
-own kernel (:mod:`grading.execute`), and the grading process then runs
+(:mod:`grading.autograde.nbgrader_steps`), a process pool executes each notebook in its
+own kernel (:mod:`grading.execution.kernel`), and the grading process then runs
 nbgrader's post-processing (which writes the gradebook), so only this
 process ever writes the gradebook.
 
@@ -17,12 +17,12 @@ A submission is graded again when its hash differs from the recorded one,
 when its autograded folder is missing, or with ``force``; a run killed at
 any point therefore leaves nothing half-counted, and the next run finishes it.
 
-Untrusted code: kernels run in the bubblewrap sandbox (:mod:`grading.sandbox`)
+Untrusted code: kernels run in the bubblewrap sandbox (:mod:`grading.execution.sandbox.bubblewrap`)
 unless ``sandboxed=False`` (``--unsafe-no-sandbox``), which every record of
 the grading log then shows. Before execution the grading process also
 refuses symbolic links in a submission, drops submitted files that would
 shadow a module the tests import (``numpy.py``), and scans the answers
-(:mod:`grading.scan`); after nbgrader has scored a notebook, the test cells
+(:mod:`grading.autograde.scan`); after nbgrader has scored a notebook, the test cells
 the scan distrusts and test cells the student deleted are set to 0 here.
 """
 
@@ -45,18 +45,18 @@ from pathlib import Path
 
 import nbformat
 
-from grading import cluster
-from grading.course import Course
-from grading.execute import (
+from grading.execution.runners import dask as cluster
+from grading.core.course import Course
+from grading.execution.kernel import (
     STATUS_ERROR, STATUS_KERNEL_DIED, STATUS_OK, STATUS_TIMEOUT, ExecutionResult, clean_text, execute_task,
 )
-from grading.judge import die_with_parent
-from grading.lock import autograde_lock
-from grading.nbgrader_steps import NbgraderSteps, read_notebook
-from grading.progress import ProgressBar
-from grading.sandbox import Limits, build_matplotlib_cache, readable_paths, sandbox_available
-from grading.scan import ScanResult, scan_notebook
-from grading.submission_checks import (
+from grading.execution.judge_runtime import die_with_parent
+from grading.core.lock import autograde_lock
+from grading.autograde.nbgrader_steps import NbgraderSteps, read_notebook
+from grading.commands._progress import ProgressBar
+from grading.execution.sandbox.bubblewrap import Limits, build_matplotlib_cache, readable_paths, sandbox_available
+from grading.autograde.scan import ScanResult, scan_notebook
+from grading.autograde.checks import (
     deleted_cells, edited_tests, notebook_problem, shadowing_files, symlinked_folder,
 )
 
@@ -239,7 +239,7 @@ def autograde(
     force : bool
         Grade again even the submissions that did not change.
     sandboxed : bool
-        Run kernels in the sandbox (see :mod:`grading.sandbox`; the default).
+        Run kernels in the sandbox (see :mod:`grading.execution.sandbox.bubblewrap`; the default).
         Where it is not available this raises, saying how to install it;
         ``False`` runs student code with the grader's permissions.
     max_output_bytes : int
@@ -253,7 +253,7 @@ def autograde(
     scheduler : str, optional
         Address of a Dask scheduler to execute the notebooks on (default: the
         course config's ``c.Nbg.scheduler``; ``"local"`` or none: the local
-        pool). See :mod:`grading.cluster`.
+        pool). See :mod:`grading.execution.runners.dask`.
     security : dict, optional
         TLS files for the scheduler: ``tls_ca_file``, ``tls_cert``, ``tls_key``.
 
@@ -323,7 +323,7 @@ def autograde(
                 if job.is_complete():
                     summary.records.extend(grader.finish_safely(job))
             if jobs:  # a changed due date or extension also reaches the unchanged submissions
-                from grading.late import apply_late_policy
+                from grading.grades.late import apply_late_policy
 
                 apply_late_policy(course, assignments={job.assignment for job in jobs})
         finally:

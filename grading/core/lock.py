@@ -30,7 +30,7 @@ import os
 import socket
 from pathlib import Path
 
-from grading.database import is_postgres
+from grading.core.database import is_postgres
 
 STATE_DIRNAME = ".nbg_state"
 LOCK_FILENAME = "autograde.lock"
@@ -54,7 +54,7 @@ def advisory_key(course) -> int:
 
     Examples
     --------
-    >>> from grading.course import Course
+    >>> from grading.core.course import Course
     >>> advisory_key(Course("/tmp/a")) == advisory_key(Course("/tmp/b"))  # same (empty) course id
     True
     """
@@ -132,7 +132,7 @@ def autograde_lock(course):
 
     Parameters
     ----------
-    course : grading.course.Course
+    course : grading.core.course.Course
 
     Raises
     ------

@@ -17,7 +17,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from grading.database import ensure_course_row, normalize_db_url
+from grading.core.database import ensure_course_row, normalize_db_url
 
 CONFIG_FILENAME = "nbgrader_config.py"
 GRADING_LOG_FILENAME = "grading_log.jsonl"
@@ -52,7 +52,7 @@ class Course:
         SQLAlchemy URL of the gradebook. Defaults to nbgrader's
         ``sqlite:///<root>/gradebook.db``; pass e.g. a PostgreSQL URL to use a
         server database (``postgresql://`` URLs use psycopg 3, see
-        :mod:`grading.database`). The course config's
+        :mod:`grading.core.database`). The course config's
         ``c.CourseDirectory.db_url`` applies when this is not given.
 
     Examples

@@ -107,7 +107,7 @@ def _metadata(version: str) -> str:
 
 
 def _wheel_file() -> str:
-    return "Wheel-Version: 1.0\nGenerator: grading.handout\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    return "Wheel-Version: 1.0\nGenerator: grading.release.handout\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
 
 
 def build_kit_wheel(dest_dir, kit_dir=None) -> Path:

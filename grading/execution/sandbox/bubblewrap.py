@@ -14,7 +14,7 @@ in `bubblewrap <https://github.com/containers/bubblewrap>`_ (``bwrap``):
   gradebook, the course's folders, other students' submissions and the
   source notebooks are simply not there;
 * resource limits (``prlimit``): address space, processes, CPU seconds,
-  file size; the grader itself caps the output (:mod:`grading.execute`);
+  file size; the grader itself caps the output (:mod:`grading.execution.kernel`);
 * an empty environment (the grader's variables, tokens included, do not
   leak in) and one BLAS thread per kernel (parallelism is across kernels).
 

@@ -297,6 +297,6 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
     if missing:
         raise ValueError(
             f"demo student {student.student_id!r} edits cells {sorted(missing)} that "
-            f"{assignment} does not have; update grading/demo_students.py"
+            f"{assignment} does not have; update grading/demo/students.py"
         )
     return notebook

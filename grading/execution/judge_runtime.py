@@ -1,7 +1,7 @@
 """The judge: runs a notebook's test cells outside the student's kernel.
 
 Each notebook's judge is forked from a judge server (:func:`serve_forks`),
-which the grader (:mod:`grading.judging`) starts in a sandbox of its own,
+which the grader (:mod:`grading.execution.judge_client`) starts in a sandbox of its own,
 with ``nbcore`` and no view of the student's files or processes. A judge
 talks to the grader over its own socket in frames of JSON
 (:func:`read_frame`, :func:`write_frame`):
@@ -12,7 +12,7 @@ talks to the grader over its own socket in frames of JSON
 * while a cell runs, a name the cell does not define is looked up in the
   student's kernel (``{"op": "lookup"}``), and a call of a student's
   function (a :class:`StudentFunction`) is sent there as ``{"op": "call"}``
-  with its arguments as plain data (:mod:`grading.plain`); the answer comes
+  with its arguments as plain data (:mod:`grading.execution.plain`); the answer comes
   back as plain data too, decoded without pickle;
 * a callable the test passes to a student's function stays here: the
   student's code calls it through the grader (``{"op": "callback"}``).
@@ -32,7 +32,7 @@ import sys
 import traceback
 import warnings
 
-from grading import plain
+from grading.execution import plain
 
 MAX_FRAME = 512 * 2**20
 # Exceptions a student's function may raise that the judge re-raises as themselves,
@@ -363,7 +363,7 @@ def die_with_parent(parent_pid: int):
 def serve_forks(control_fd: int):
     """The fork server: import once, then fork one judge per notebook.
 
-    The grader (:class:`grading.judging.JudgeServer`) sends ``{"op": "fork",
+    The grader (:class:`grading.execution.judge_client.JudgeServer`) sends ``{"op": "fork",
     "folder": name}`` over the control socket (a SOCK_SEQPACKET socket) with
     the judge's end of a fresh socket pair attached; the child changes to
     ``folder`` (the notebook's data files) and runs :func:`run_judge` on that

@@ -5,7 +5,7 @@
 notebook's judge, forked from it into an empty folder of its own, whose
 requests this process relays; :class:`KernelBridge` answers them by running
 the student's functions in the student's kernel, through a serve loop whose
-answers come back as plain data (:mod:`grading.plain`). This process only
+answers come back as plain data (:mod:`grading.execution.plain`). This process only
 relays: it never trusts what the kernel sends beyond decoding it, and the
 verdict is the judge's.
 """
@@ -28,9 +28,9 @@ from pathlib import Path
 import zmq
 import zmq.asyncio
 
-from grading import kernel_side, plain
-from grading.judge import MAX_FRAME, JudgeProtocolError, frame_bytes
-from grading.sandbox import Limits, bwrap_command, sandbox_uid
+from grading.execution import kernel_runtime as kernel_side, plain
+from grading.execution.judge_runtime import MAX_FRAME, JudgeProtocolError, frame_bytes
+from grading.execution.sandbox.bubblewrap import Limits, bwrap_command, sandbox_uid
 
 JUDGE_UID_OFFSET = 1_000_000
 # What the judge's sandbox can read besides Python: the reference and the tests' helpers.
@@ -62,14 +62,14 @@ class KernelBridge:
     """Answers the judge's requests by running the student's functions in the student's kernel.
 
     While a test cell needs the notebook, one silent execution of
-    ``__nbg_bridge__.serve()`` runs in the kernel (:mod:`grading.kernel_side`):
+    ``__nbg_bridge__.serve()`` runs in the kernel (:mod:`grading.execution.kernel_runtime`):
     requests go in input replies, answers come back in input prompts, so a
     call costs one round trip on the stdin channel rather than a cell's
     execution. :meth:`end_cell` stops it before the kernel runs another cell.
 
     Parameters
     ----------
-    executor : grading.execute.GradingExecutor
+    executor : grading.execution.kernel.GradingExecutor
         Its kernel client and kill switch are used; output counts against its cap.
     call_timeout : float
         Seconds one call may take before the kernel is interrupted.
@@ -263,7 +263,7 @@ class JudgeServer:
         self.root = Path(tempfile.mkdtemp(prefix="nbgs-"))
         self.uid = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [sys.executable, "-c", f"from grading.judge import serve_forks; serve_forks({theirs.fileno()})"]
+        command = [sys.executable, "-c", f"from grading.execution.judge_runtime import serve_forks; serve_forks({theirs.fileno()})"]
         environment = None
         if sandboxed:
             if os.geteuid() == 0:

@@ -10,7 +10,7 @@ code of the sender: a hostile kernel can only send wrong numbers, or a
 message that :func:`decode` refuses with :class:`PlainDataError`.
 
 This file is also executed inside the student's kernel (its source is sent
-there by :mod:`grading.judging`), so it imports nothing from the grader.
+there by :mod:`grading.execution.judge_client`), so it imports nothing from the grader.
 """
 
 import base64

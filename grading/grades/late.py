@@ -3,7 +3,7 @@
 The policy is an nbgrader late-submission plugin (:class:`LatePolicy`), set
 in the course's ``nbgrader_config.py``::
 
-    c.AssignLatePenalties.plugin_class = "grading.late.LatePolicy"
+    c.AssignLatePenalties.plugin_class = "grading.grades.late.LatePolicy"
     c.LatePolicy.percent_per_interval = 10   # % of the points possible ...
     c.LatePolicy.interval_hours = 24         # ... per started day late
     c.LatePolicy.lowest_score_percent = 50   # never below 50% of the points by lateness

@@ -399,7 +399,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg feedback``; returns the exit code."""
-    from grading.course import Course
+    from grading.core.course import Course
 
     course = Course(args.course, db_url=args.db)
     try:

@@ -13,7 +13,7 @@ with three differences that matter when grading hundreds of submissions:
 * a cell that times out is interrupted; a kernel that then does not answer
   within :data:`INTERRUPT_GRACE` seconds (student code that ignores SIGINT)
   is killed, so no notebook runs unbounded;
-* the kernel comes from :func:`grading.sandbox.make_kernel_manager`, in a
+* the kernel comes from :func:`grading.execution.sandbox.bubblewrap.make_kernel_manager`, in a
   scratch directory, and nothing here touches the gradebook.
 
 :func:`incidents` then reads the error outputs for what the sandbox or a
@@ -38,9 +38,9 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from grading.judge import JudgeProtocolError
-from grading.judging import CallFailed, JudgeProcess, KernelBridge
-from grading.sandbox import Limits, make_kernel_manager
+from grading.execution.judge_runtime import JudgeProtocolError
+from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
+from grading.execution.sandbox.bubblewrap import Limits, make_kernel_manager
 
 STATUS_OK = "ok"
 STATUS_KERNEL_DIED = "kernel_died"
@@ -406,9 +406,9 @@ def execute_notebook(
     limits : Limits
         ``cell_timeout`` overrides ``Execute.timeout`` from the config when set.
     sandboxed, matplotlib_cache
-        Passed to :func:`grading.sandbox.make_kernel_manager`.
+        Passed to :func:`grading.execution.sandbox.bubblewrap.make_kernel_manager`.
     judged : bool
-        Run the test cells in a judge process (:mod:`grading.judge`) instead of
+        Run the test cells in a judge process (:mod:`grading.execution.judge_runtime`) instead of
         the kernel. False runs everything in the kernel, as stock nbgrader does.
     judge_files : dict of str to bytes, optional
         The assignment's data files for the judge's folder (tests that read them).

@@ -22,7 +22,7 @@ before grading) are not. Merely using numpy, or importing a module under a
 common alias, is never a finding: only the patterns above are.
 
 Consequences: none for the score. The tests run in the judge, outside the
-student's kernel (:mod:`grading.judge`), so a monkeypatch or an always-equal
+student's kernel (:mod:`grading.execution.judge_runtime`), so a monkeypatch or an always-equal
 object cannot change a verdict, and nbcore is not there to delegate to; the
 scan is a second signal that flags the notebook for review (status
 ``flagged``) and names the findings and the test cells they concern in the

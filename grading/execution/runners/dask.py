@@ -14,7 +14,7 @@ results come back to the grading process, the only writer of the gradebook.
 Before grading, :func:`check_workers` runs :func:`worker_report` on every
 worker and refuses, naming the worker, when
 
-* the sandbox does not work there (:func:`grading.sandbox.sandbox_available`),
+* the sandbox does not work there (:func:`grading.execution.sandbox.bubblewrap.sandbox_available`),
   unless grading is unsandboxed;
 * its Python, installed distributions or the ``nbcore`` and ``grading``
   source files differ from the grader's (:func:`environment_fingerprint`):
@@ -88,7 +88,7 @@ def cluster_settings(course, scheduler=None, tls_ca_file=None, tls_cert=None, tl
 
     Examples
     --------
-    >>> from grading.course import Course
+    >>> from grading.core.course import Course
     >>> course = Course("/tmp/no-such-course")
     >>> cluster_settings(course) is None, cluster_settings(course, "local") is None
     (True, True)
@@ -138,7 +138,7 @@ def worker_report(sandboxed=True) -> dict:
     report = {"python": platform.python_version(), "fingerprint": environment_fingerprint(),
               "sandbox": (True, "")}
     if sandboxed:
-        from grading.sandbox import sandbox_available
+        from grading.execution.sandbox.bubblewrap import sandbox_available
 
         report["sandbox"] = sandbox_available()
     return report
@@ -224,8 +224,8 @@ def execute_packed(task: dict):
     """Run on a worker: rebuild the scratch folder from the task's files, execute, clean up."""
     import tempfile
 
-    from grading.execute import execute_task
-    from grading.sandbox import build_matplotlib_cache
+    from grading.execution.kernel import execute_task
+    from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 
     with tempfile.TemporaryDirectory(prefix="nbg-worker-") as folder:
         scratch = Path(folder) / "submission"
@@ -262,7 +262,7 @@ class DaskExecutor(concurrent.futures.Executor):
         self._executor = client.get_executor(pure=False)  # every task runs, even twice the same
 
     def submit(self, fn, /, *args, **kwargs):
-        from grading.execute import execute_task
+        from grading.execution.kernel import execute_task
 
         if fn is execute_task and len(args) == 1 and "scratch_dir" in args[0] and not kwargs:
             return self._executor.submit(execute_packed, pack_task(args[0]))
