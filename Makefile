@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv sandbox browser postgres test test-fast nbval demo execute release bench clean
+.PHONY: help venv sandbox browser postgres lint test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -46,7 +46,10 @@ browser:  ## install headless Chromium and its WebDriver (the hand-out's browser
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
-test: $(STAMP) sandbox browser postgres  ## run every test: nbcore (with doctests), grading, notebooks (nbval)
+lint: $(STAMP)  ## ruff (check only; the import direction is tests/test_layers.py)
+	$(BIN)/ruff check .
+
+test: $(STAMP) sandbox browser postgres lint  ## run every test: lint, nbcore and grading (with doctests), notebooks (nbval)
 	$(BIN)/pytest --durations=15
 	$(BIN)/pytest $(NBVAL)
 

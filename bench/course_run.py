@@ -9,13 +9,15 @@ from the execution timestamps nbclient records per cell.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import tempfile
 import time
 from pathlib import Path
 
 import nbformat
+
+from bench.datasets import smoke_notebook
+from bench.timing import cells_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 COURSE_SOURCE = REPO_ROOT / "course" / "source"
@@ -28,22 +30,6 @@ def source_notebooks(source_root=COURSE_SOURCE) -> list:
         path for path in Path(source_root).glob("*/*.ipynb")
         if ".ipynb_checkpoints" not in path.parts
     )
-
-
-def _timestamp(text):
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def cells_seconds(notebook) -> float:
-    """Sum over code cells of the time between execute_input and execute_reply."""
-    total = 0.0
-    for cell in notebook.cells:
-        timing = cell.get("metadata", {}).get("execution", {})
-        start = timing.get("iopub.execute_input") or timing.get("shell.execute_request")
-        end = timing.get("shell.execute_reply")
-        if cell.cell_type == "code" and start and end:
-            total += (_timestamp(end) - _timestamp(start)).total_seconds()
-    return total
 
 
 def execute_notebook(path, timeout=CELL_TIMEOUT) -> dict:
@@ -94,7 +80,6 @@ def run(notebooks=None, echo=print) -> dict:
 
 def run_smoke(echo=print) -> dict:
     """The section's code path on one tiny generated notebook (for ``--smoke``)."""
-    from bench.grading_run import smoke_notebook
 
     with tempfile.TemporaryDirectory(prefix="bench-course-") as folder:
         path = Path(folder) / "bench_smoke.ipynb"

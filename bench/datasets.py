@@ -119,3 +119,23 @@ def zipf_documents(
     counts.sum_duplicates()
     counts.sort_indices()
     return counts, y
+
+
+def smoke_notebook():
+    """A one-function nbgrader source notebook, for the smoke run."""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    def meta(grade_id, **flags):
+        return {"nbgrader": {"grade_id": grade_id, "schema_version": 3, "locked": False,
+                             "solution": False, "grade": False, **flags}}
+
+    notebook = new_notebook(cells=[
+        new_markdown_cell("Write `add(a, b)`.", metadata=meta("intro", locked=True)),
+        new_code_cell("def add(a, b):\n    ### BEGIN SOLUTION\n    return a + b\n    ### END SOLUTION",
+                      metadata=meta("add", solution=True)),
+        new_code_cell('"""add adds."""\nassert add(1, 2) == 3',
+                      metadata=meta("test_add", grade=True, locked=True, points=1)),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return notebook
+

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import nbformat
 
-from bench.course_run import cells_seconds
+from bench.datasets import smoke_notebook
+from bench.timing import cells_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 COURSE_ROOT = REPO_ROOT / "course"
@@ -70,25 +71,6 @@ def _check(process, what):
 
 
 # ----------------------------------------------------------------- the course
-
-
-def smoke_notebook():
-    """A one-function nbgrader source notebook, for the smoke run."""
-    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-
-    def meta(grade_id, **flags):
-        return {"nbgrader": {"grade_id": grade_id, "schema_version": 3, "locked": False,
-                             "solution": False, "grade": False, **flags}}
-
-    notebook = new_notebook(cells=[
-        new_markdown_cell("Write `add(a, b)`.", metadata=meta("intro", locked=True)),
-        new_code_cell("def add(a, b):\n    ### BEGIN SOLUTION\n    return a + b\n    ### END SOLUTION",
-                      metadata=meta("add", solution=True)),
-        new_code_cell('"""add adds."""\nassert add(1, 2) == 3',
-                      metadata=meta("test_add", grade=True, locked=True, points=1)),
-    ])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return notebook
 
 
 def build_course(root: Path, assignment: str, smoke=False) -> Path:
@@ -206,7 +188,8 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
     judge process rather than in the student's kernel).
     """
     from grading.execution.kernel import execute_notebook
-    from grading.execution.sandbox.bubblewrap import Limits, build_matplotlib_cache
+    from grading.execution.limits import Limits
+    from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 
     notebook_path = sorted(submission_dir.glob("*.ipynb"))[0]
     notebook_json = notebook_path.read_text()
@@ -264,7 +247,7 @@ def judge_server_start_seconds(sandboxed: bool, repeats=3) -> float:
     """Median seconds from starting a judge server to its first judge's ``ready``
     (its imports of NumPy, SciPy, scikit-learn and nbcore): paid once per grading process."""
     from grading.execution.judge_client import JudgeServer
-    from grading.execution.sandbox.bubblewrap import Limits
+    from grading.execution.limits import Limits
 
     runs = []
     for _ in range(repeats):

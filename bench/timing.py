@@ -176,3 +176,20 @@ def machine_info() -> dict:
         "load_average": load,
         "versions": versions,
     }
+
+
+def _timestamp(text):
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def cells_seconds(notebook) -> float:
+    """Sum over code cells of the time between execute_input and execute_reply."""
+    total = 0.0
+    for cell in notebook.cells:
+        timing = cell.get("metadata", {}).get("execution", {})
+        start = timing.get("iopub.execute_input") or timing.get("shell.execute_request")
+        end = timing.get("shell.execute_reply")
+        if cell.cell_type == "code" and start and end:
+            total += (_timestamp(end) - _timestamp(start)).total_seconds()
+    return total
+

@@ -22,9 +22,9 @@ c.Execute.timeout = 120
 # `nbgrader generate_feedback` (also the formgrader's "Generate Feedback"
 # button) renders the autograded notebook with its hidden tests' source
 # (nbgrader issue #917); these are the preprocessors `nbg feedback` runs
-# (grading/feedback/__init__.py): hidden-test regions are blanked as in the release,
+# (grading/feedback/): hidden-test regions are blanked as in the release,
 # tracebacks keep the failure message but no frame quoting a hidden test.
-from grading.feedback import feedback_preprocessors  # noqa: E402 -- the course's own package
+from grading.plugins import feedback_preprocessors  # noqa: E402 -- the course's own package
 
 c.GenerateFeedback.preprocessors = feedback_preprocessors()
 c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading_log.jsonl")
@@ -33,7 +33,7 @@ c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading
 # date, never below 50% of the points (Canvas's late policy model), through
 # nbgrader's late-submission plugin; per-student due dates in extensions.csv
 # (student_id,assignment,due). See grading/grades/late.py.
-c.AssignLatePenalties.plugin_class = "grading.grades.late.LatePolicy"
+c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
 c.LatePolicy.percent_per_interval = 10
 c.LatePolicy.interval_hours = 24
 c.LatePolicy.lowest_score_percent = 50

@@ -1,13 +1,15 @@
 """``nbg``: the instructor's grading pipeline on top of nbgrader.
 
-Each subcommand lives in its own module exposing ``add_arguments(parser)``
-and ``run(args) -> int``; modules are imported only when their subcommand
-runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
+Each subcommand lives in its own module of :mod:`grading.commands` exposing
+``add_arguments(parser)`` and ``run(args) -> int``; modules are imported only
+when their subcommand runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
 
 Exit codes: 0 success, 1 something needs the instructor's attention (or a
-check failed), 2 usage errors (argparse's convention, also for ValueErrors
-about the course or the arguments, and for a gradebook database that cannot
-be reached or whose driver is missing: one line, see :mod:`grading.core.database`).
+check failed), 2 usage errors (argparse's convention, also for an
+:class:`~grading.core.errors.NbgError` about the course or the arguments, and
+for a gradebook database that cannot be reached or whose driver is missing:
+one line, see :mod:`grading.core.database`). Any other exception is a bug and
+keeps its traceback.
 """
 
 from __future__ import annotations
@@ -17,17 +19,26 @@ import importlib
 import sys
 import warnings
 
+from grading.core.course import Course
+from grading.core.database import (
+    check_database,
+    describe_error,
+    ensure_course_row,
+    is_database_error,
+)
+from grading.core.errors import NbgError
+
 # subcommand -> (module, one-line help)
 SUBCOMMANDS = {
-    "release": ("grading.release", "build the student release (nbgrader generate_assignment), the student hand-out (kit wheel, environment files) and LMS zips"),
-    "collect": ("grading.collect", "bring submissions in from a folder or an LMS zip into submitted/"),
-    "autograde": ("grading.autograde", "grade submissions in parallel, each notebook in its own kernel"),
-    "validate": ("grading.validate", "check source notebooks pass their tests and release notebooks fail them"),
-    "feedback": ("grading.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
-    "export": ("grading.export", "write grades as CSV for an LMS and per test cell"),
-    "report": ("grading.report", "write an HTML report with plots of how the class did"),
-    "status": ("grading.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
-    "demo": ("grading.demo", "run the whole pipeline on a generated demo class"),
+    "release": ("grading.commands.release", "build the student release (nbgrader generate_assignment), the student hand-out (kit wheel, environment files) and LMS zips"),
+    "collect": ("grading.commands.collect", "bring submissions in from a folder or an LMS zip into submitted/"),
+    "autograde": ("grading.commands.autograde", "grade submissions in parallel, each notebook in its own kernel"),
+    "validate": ("grading.commands.validate", "check source notebooks pass their tests and release notebooks fail them"),
+    "feedback": ("grading.commands.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
+    "export": ("grading.commands.export", "write grades as CSV for an LMS and per test cell"),
+    "report": ("grading.commands.report", "write an HTML report with plots of how the class did"),
+    "status": ("grading.commands.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
+    "demo": ("grading.commands.demo", "run the whole pipeline on a generated demo class"),
 }
 
 
@@ -60,9 +71,6 @@ def _check_gradebook_server(args):
     driver or an unreachable server is one line before any step starts."""
     if args.command == "demo":
         return  # the demo builds its own course with a SQLite gradebook
-    from grading.core.course import Course
-    from grading.core.database import check_database, ensure_course_row
-
     course = Course(args.course, db_url=args.db)
     if course.configured_db_url is not None:
         check_database(course.configured_db_url)
@@ -70,10 +78,21 @@ def _check_gradebook_server(args):
 
 
 def _find_command(argv):
-    for arg in argv:
-        if arg in SUBCOMMANDS:
-            return arg
-    return None
+    """The subcommand named in ``argv``, read past the global options' values.
+
+    A first pass parses only ``--course``/``--db`` and the first positional word,
+    so a course folder named like a subcommand (``--course report export``) is
+    read as the folder, not as the command.
+    """
+    first_pass = argparse.ArgumentParser(add_help=False)
+    first_pass.add_argument("--course")
+    first_pass.add_argument("--db")
+    first_pass.add_argument("command", nargs="?")
+    try:
+        known, _ = first_pass.parse_known_args(argv)
+    except SystemExit:  # e.g. --course without a value: the full parser says so
+        return None
+    return known.command if known.command in SUBCOMMANDS else None
 
 
 def main(argv=None) -> int:
@@ -96,12 +115,10 @@ def main(argv=None) -> int:
     try:
         _check_gradebook_server(args)
         return int(module.run(args) or 0)
-    except ValueError as error:
+    except NbgError as error:
         print(f"nbg {args.command}: error: {error}", file=sys.stderr)
         return 2
     except Exception as error:
-        from grading.core.database import describe_error, is_database_error
-
         if not is_database_error(error):
             raise
         print(f"nbg {args.command}: error: {describe_error(error, args.db or 'the gradebook')}", file=sys.stderr)

@@ -30,6 +30,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from grading.core.course import Course
+from grading.core.errors import NbgError
 
 # Blackboard-style LMS download names, e.g.
 # "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb":
@@ -87,7 +88,7 @@ def _parse_timestamp(text: str) -> dt.datetime:
         return dt.datetime(*(int(d) for d in digits[:6]))
     if len(digits) == 1 and len(digits[0]) == 14:  # 20261001100000
         return dt.datetime.strptime(digits[0], "%Y%m%d%H%M%S")
-    raise ValueError(f"cannot read a date and time from {text!r}")
+    raise NbgError(f"cannot read a date and time from {text!r}")
 
 
 def _unsafe_entry(name: str) -> str | None:
@@ -117,7 +118,7 @@ def _entries_from_zip(source: Path):
             with zipfile.ZipFile(source) as archive, archive.open(info) as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
             if len(data) > MAX_FILE_BYTES:
-                raise ValueError(f"over the {MAX_FILE_BYTES}-byte limit")
+                raise NbgError(f"over the {MAX_FILE_BYTES}-byte limit")
             return data
 
         yield info.filename.replace("\\", "/"), dt.datetime(*info.date_time), read, problem
@@ -178,19 +179,19 @@ def collect(course, assignment, source, pattern=DEFAULT_PATTERN) -> CollectRepor
     course = course if isinstance(course, Course) else Course(course)
     regex = re.compile(pattern)
     if "student" not in regex.groupindex:
-        raise ValueError(f"the pattern {pattern!r} needs a named group (?P<student>...)")
+        raise NbgError(f"the pattern {pattern!r} needs a named group (?P<student>...)")
     source = Path(source)
     notebooks = [p.stem for p in sorted(course.release_dir(assignment).glob("*.ipynb"))] or [
         p.stem for p in course.source_notebooks(assignment)
     ]
     if not notebooks:
-        raise ValueError(f"assignment {assignment!r} has no notebooks in release/ or source/: release it first")
+        raise NbgError(f"assignment {assignment!r} has no notebooks in release/ or source/: release it first")
     if zipfile.is_zipfile(source):
         entries = _entries_from_zip(source)
     elif source.is_dir():
         entries = _entries_from_folder(source)
     else:
-        raise ValueError(f"{source} is neither a folder nor a zip file")
+        raise NbgError(f"{source} is neither a folder nor a zip file")
 
     report = CollectReport(assignment)
     best: dict = {}  # (student, notebook) -> _Candidate, the latest
@@ -257,20 +258,3 @@ def _write_submission(course, assignment, student, candidates, report):
         shutil.rmtree(final)
     os.replace(staging, final)
     report.collected.append((student, [c.notebook for c in candidates], timestamp))
-
-
-def add_arguments(parser):
-    parser.add_argument("assignment", help="assignment id")
-    parser.add_argument("source", help="folder of notebooks or LMS zip download")
-    parser.add_argument(
-        "--pattern", default=DEFAULT_PATTERN,
-        help=("regex with a named group 'student' (and optionally 'timestamp') searched in each "
-              "file's path; default fits 'Name_ID_attempt_YYYY-MM-DD-HH-MM-SS_<notebook>.ipynb'; "
-              f"for <student>/<notebook>.ipynb folders use {FOLDER_PATTERN!r}"),
-    )
-
-
-def run(args) -> int:
-    report = collect(Course(args.course, db_url=args.db), args.assignment, args.source, pattern=args.pattern)
-    print(report.format())
-    return 1 if report.needs_attention else 0

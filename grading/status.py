@@ -17,6 +17,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from grading.core import state
+from grading.core.records import Status
+
 
 @dataclasses.dataclass
 class AssignmentStatus:
@@ -34,20 +37,18 @@ def course_status(course) -> list:
     """One :class:`AssignmentStatus` per assignment in ``source/``."""
     from nbgrader.api import MissingEntry
 
-    from grading.autograde import _is_up_to_date, _state_path, _submission_hash
-
     statuses = []
-    db_exists = not course.db_url.startswith("sqlite:///") or course.root.joinpath("gradebook.db").is_file()
+    db_exists = course.gradebook_exists()
     for assignment in course.source_assignments():
         status = AssignmentStatus(assignment, submitted=course.submitted_students(assignment))
         for student in status.submitted:
-            content_hash = _submission_hash(course.submitted_dir(student, assignment))
-            if not _is_up_to_date(course, student, assignment, content_hash):
+            content_hash = state.submission_hash(course.submitted_dir(student, assignment))
+            if not state.is_up_to_date(course, student, assignment, content_hash):
                 status.pending.append(student)
                 continue
             status.graded.append(student)
-            state = json.loads(_state_path(course, student, assignment).read_text())
-            problems = [f"{nb}: {s}" for nb, s in sorted(state.get("statuses", {}).items()) if s != "ok"]
+            saved = json.loads(state.state_path(course, student, assignment).read_text())
+            problems = [f"{nb}: {s}" for nb, s in sorted(saved.get("statuses", {}).items()) if s != Status.OK]
             if problems:
                 status.attention[student] = "; ".join(problems)
         if status.graded and db_exists:
@@ -60,37 +61,3 @@ def course_status(course) -> list:
                         status.pending.append(student)
         statuses.append(status)
     return statuses
-
-
-def format_status(statuses) -> str:
-    """The table printed by ``nbg status``, then who is pending or needs attention."""
-    header = ("assignment", "submitted", "graded", "pending", "need attention", "await manual grading")
-    rows = [(s.assignment, len(s.submitted), len(s.graded), len(s.pending), len(s.attention), len(s.manual))
-            for s in statuses]
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                       for i, (v, w) in enumerate(zip(row, widths))) for row in [header, *rows]]
-    for s in statuses:
-        if s.pending:
-            lines.append(f"  {s.assignment}: pending (run `nbg autograde {s.assignment}`): {', '.join(s.pending)}")
-        for student, why in s.attention.items():
-            lines.append(f"  {s.assignment}: ATTENTION {student}: {why}")
-        if s.manual:
-            lines.append(f"  {s.assignment}: written answers to grade in the formgrader: {', '.join(s.manual)}")
-    return "\n".join(lines)
-
-
-def add_arguments(parser) -> None:
-    """``nbg status`` has no options of its own."""
-
-
-def run(args) -> int:
-    """Entry point of ``nbg status``; returns the exit code."""
-    from grading.core.course import Course
-
-    course = Course(args.course, db_url=args.db)
-    if not course.source_assignments():
-        raise ValueError(f"no assignment in {course.source_root}: check --course")
-    statuses = course_status(course)
-    print(format_status(statuses))
-    return 1 if any(s.pending or s.attention for s in statuses) else 0

@@ -26,8 +26,11 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils as nbgrader_utils
 
-from grading.execution.kernel import STATUS_OK, execute_notebook
-from grading.execution.sandbox.bubblewrap import Limits
+from grading.core.errors import NbgError
+from grading.core.records import Status
+from grading.execution.kernel import execute_notebook
+from grading.execution.limits import Limits
+from grading.execution.process import make_pool
 
 SOURCE, RELEASE = "source", "release"
 
@@ -100,7 +103,7 @@ def _label(cell, index):
 
 def _judge(executed, kind, status, reason) -> tuple[list, int]:
     problems, checked = [], 0
-    if status != STATUS_OK:
+    if status != Status.OK:
         problems.append(f"execution: {status}: {reason}")
     for index, cell in enumerate(executed.cells):
         if cell.cell_type != "code":
@@ -160,9 +163,9 @@ def _expand(paths) -> list[Path]:
         elif path.exists():
             found.append(path)
         else:
-            raise ValueError(f"{path} does not exist")
+            raise NbgError(f"{path} does not exist")
     if not found:
-        raise ValueError(f"no notebooks in {[str(p) for p in paths]}")
+        raise NbgError(f"no notebooks in {[str(p) for p in paths]}")
     return found
 
 
@@ -184,12 +187,11 @@ def validate(paths, *, cell_timeout=120, workers=1, expect=None) -> ValidationRe
     ValidationResult
     """
     if expect not in (None, SOURCE, RELEASE):
-        raise ValueError(f"expect must be 'source', 'release' or None, got {expect!r}")
+        raise NbgError(f"expect must be 'source', 'release' or None, got {expect!r}")
     notebooks = _expand(paths)
     if workers <= 1 or len(notebooks) == 1:
         verdicts = [validate_notebook(p, cell_timeout=cell_timeout, expect=expect) for p in notebooks]
     else:
-        from grading.autograde import make_pool
 
         with make_pool(workers) as pool:
             verdicts = list(pool.map(_validate_one, [(p, cell_timeout, expect) for p in notebooks]))
@@ -199,26 +201,3 @@ def validate(paths, *, cell_timeout=120, workers=1, expect=None) -> ValidationRe
 def _validate_one(args):
     path, cell_timeout, expect = args
     return validate_notebook(path, cell_timeout=cell_timeout, expect=expect)
-
-
-def add_arguments(parser):
-    parser.add_argument("paths", nargs="*",
-                        help="notebooks or folders (default: the course's source/ and release/)")
-    parser.add_argument("--timeout", type=float, default=120, dest="cell_timeout", help="seconds per cell")
-    parser.add_argument("-j", "--workers", type=int, default=1, help="notebooks executed at once")
-    parser.add_argument("--expect", choices=[SOURCE, RELEASE], default=None,
-                        help="judge every notebook as source or release (default: detect)")
-
-
-def run(args) -> int:
-    paths = args.paths
-    if not paths:
-        from grading.core.course import Course
-
-        course = Course(args.course, db_url=args.db)
-        paths = [p for p in (course.source_root, course.release_root) if p.is_dir()]
-        if not paths:
-            raise ValueError(f"{course.root} has no source/ or release/ folder: pass notebooks to validate")
-    result = validate(paths, cell_timeout=args.cell_timeout, workers=args.workers, expect=args.expect)
-    print(result.format())
-    return result.exit_code

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grading.core.cells import split_hidden_region
+
 
 def symlinked_folder(course, student, assignment) -> str:
     """A reason when the submission's folders are symbolic links (which could point at the
@@ -50,7 +52,6 @@ def deleted_cells(notebook, source_cells) -> dict:
 
 def edited_tests(raw_notebook, source_cells) -> list:
     """Test cells whose submitted source differs from the instructor's (nbgrader restores them)."""
-    from grading.feedback import split_hidden_region
 
     def normal(source):  # the release drops hidden tests and may differ in blank lines
         return [line.rstrip() for line in split_hidden_region(source)[0].splitlines() if line.strip()]

@@ -19,7 +19,6 @@ import os
 import shutil
 from pathlib import Path
 
-import nbformat
 from nbconvert.exporters import NotebookExporter
 from nbgrader import utils as nbgrader_utils
 from nbgrader.api import MissingEntry
@@ -134,11 +133,16 @@ class NbgraderSteps:
 
     def zero_notebook(self, student, assignment, notebook_id):
         """Give every grade of a missing or unreadable notebook zero (as nbgrader does)."""
+        self.zero_cells(student, assignment, notebook_id, None)
+
+    def zero_cells(self, student, assignment, notebook_id, grade_ids):
+        """Give the grades ``grade_ids`` (None: all) of one submitted notebook zero."""
         with self.course.gradebook() as gradebook:
             submission = gradebook.find_submission_notebook(notebook_id, assignment, student)
             for grade in submission.grades:
-                grade.auto_score = 0
-                grade.needs_manual_grade = False
+                if grade_ids is None or grade.name in grade_ids:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
             gradebook.db.commit()
 
     def notebook_score(self, student, assignment, notebook_id) -> tuple[float, float, bool]:
@@ -153,12 +157,3 @@ def _is_execute(preprocessor) -> bool:
     return issubclass(cls, Execute)
 
 
-def read_notebook(path: Path):
-    """Read a submitted notebook; raise ValueError saying why it cannot be graded."""
-    try:
-        notebook = nbformat.read(str(path), as_version=4)
-    except Exception as error:  # invalid JSON, not a notebook, unknown nbformat...
-        raise ValueError(f"{path.name} is not a readable notebook: {type(error).__name__}: {error}") from None
-    if not isinstance(notebook.get("cells"), list):
-        raise ValueError(f"{path.name} has no list of cells")
-    return notebook

@@ -20,15 +20,28 @@ class ProgressBar:
         Default ``sys.stderr``.
     """
 
-    def __init__(self, total, enabled=True, stream=None):
+    def __init__(self, total=None, enabled=True, stream=None):
         self.stream = stream or sys.stderr
-        self.enabled = bool(enabled) and total > 0 and getattr(self.stream, "isatty", lambda: False)()
+        self.wanted = bool(enabled)
+        self.enabled = False
+        self._bar = None
+        if total is not None:
+            self._start(total)
+
+    def _start(self, total):
+        self.enabled = self.wanted and total > 0 and getattr(self.stream, "isatty", lambda: False)()
         self._bar = tqdm(total=total, file=self.stream, disable=not self.enabled, unit="notebook",
                          dynamic_ncols=True, leave=True)
 
+    def __call__(self, done, total, label=""):
+        """The library's ``on_progress(done, total, label)``: the bar is drawn at ``done`` of ``total``."""
+        if self._bar is None:
+            self._start(total)
+        self.advance(done - self.done, label)
+
     @property
     def done(self) -> int:
-        return int(self._bar.n)
+        return int(self._bar.n) if self._bar is not None else 0
 
     def advance(self, steps=1, label=""):
         """Count ``steps`` more done; ``label`` names the last one (e.g. ``alice/ps1``)."""
@@ -37,4 +50,5 @@ class ProgressBar:
         self._bar.update(steps)
 
     def close(self):
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()

@@ -18,6 +18,8 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from grading.core.database import ensure_course_row, normalize_db_url
+from grading.core.errors import NbgError
+from grading.core.settings import Nbg, read_settings
 
 CONFIG_FILENAME = "nbgrader_config.py"
 GRADING_LOG_FILENAME = "grading_log.jsonl"
@@ -35,8 +37,6 @@ def ensure_alembic_on_path():
         bin_dir = str(Path(sys.executable).parent)
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
-
-ensure_alembic_on_path()
 
 
 class Course:
@@ -67,6 +67,7 @@ class Course:
     def __init__(self, root, db_url=None):
         self.root = Path(root).resolve()
         self.config = self._build_config(db_url)
+        ensure_alembic_on_path()  # nbgrader's converters create gradebooks too, not only gradebook()
 
     def _build_config(self, db_url):
         config = Config()
@@ -180,6 +181,28 @@ class Course:
         ensure_course_row(self.db_url, self.course_id)
         with Gradebook(self.db_url, self.course_id) as gradebook:
             yield gradebook
+
+    @property
+    def settings(self) -> Nbg:
+        """The grader's own settings, ``c.Nbg`` of the course config (:mod:`grading.core.settings`)."""
+        return read_settings(self.config)
+
+    def gradebook_exists(self) -> bool:
+        """Whether the gradebook is there (a server database is taken to be)."""
+        url = self.db_url
+        return not url.startswith("sqlite:///") or Path(url[len("sqlite:///"):]).is_file()
+
+    def require_gradebook(self) -> None:
+        """Raise :class:`NbgError` when the SQLite gradebook does not exist.
+
+        nbgrader would silently create an empty one; reading nothing from it
+        hides a wrong ``--course``, so say what is missing instead.
+        """
+        if not self.gradebook_exists():
+            raise NbgError(
+                f"no gradebook at {self.db_url[len('sqlite:///'):]}: check --course (or --db), "
+                "and run `nbg release` and `nbg autograde` first"
+            )
 
     def __repr__(self) -> str:
         return f"Course({str(self.root)!r})"

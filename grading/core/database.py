@@ -14,12 +14,14 @@ step.
 
 from __future__ import annotations
 
+from grading.core.errors import NbgError
+
 PLAIN_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 POSTGRES_DRIVER_SCHEME = "postgresql+psycopg://"
 INSTALL_HINT = "install the driver with `pip install -e '.[postgres]'` (psycopg 3)"
 
 
-class DatabaseError(ValueError):
+class DatabaseError(NbgError):
     """The gradebook database cannot be used; the message says what to change."""
 
 

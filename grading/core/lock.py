@@ -31,13 +31,14 @@ import socket
 from pathlib import Path
 
 from grading.core.database import is_postgres
+from grading.core.errors import NbgError
 
 STATE_DIRNAME = ".nbg_state"
 LOCK_FILENAME = "autograde.lock"
 MARKER_FILENAME = "autograde.running"
 
 
-class CourseBusy(ValueError):
+class CourseBusy(NbgError):
     """Another ``nbg autograde`` holds the course's lock."""
 
 

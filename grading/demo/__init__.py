@@ -33,7 +33,22 @@ from pathlib import Path
 
 import nbformat
 
-from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_EXTENSIONS, DEMO_STUDENTS, student_notebook
+from grading.autograde import autograde
+from grading.collect import collect
+from grading.core.course import Course
+from grading.core.errors import NbgError
+from grading.demo.students import (
+    DEMO_ASSIGNMENTS,
+    DEMO_EXTENSIONS,
+    DEMO_STUDENTS,
+    student_notebook,
+)
+from grading.execution.sandbox.bubblewrap import sandbox_available
+from grading.export import export_grades
+from grading.feedback import generate_feedback
+from grading.grades.read import read_class_grades
+from grading.release import build_release
+from grading.report import write_report
 
 DEFAULT_OUT = "demo-output"
 DEMO_CELL_TIMEOUT = 15  # seconds; the slowest legitimate cell takes ~4 s on 2 busy cores
@@ -96,7 +111,7 @@ def _fresh_folder(out_dir: Path) -> Path:
     """Create ``out_dir``, replacing an earlier demo there but nothing else."""
     if out_dir.exists():
         if not (out_dir / MARKER).exists() and any(out_dir.iterdir()):
-            raise ValueError(
+            raise NbgError(
                 f"{out_dir} exists and is not an earlier demo's output: "
                 "choose another --out folder or empty it"
             )
@@ -110,7 +125,7 @@ def build_demo_course(course_root: Path, source_root: Path, assignments) -> Path
     """Copy the source notebooks and config of ``assignments`` into a new course root."""
     missing = [a for a in assignments if not (source_root / "source" / a).is_dir()]
     if missing:
-        raise ValueError(
+        raise NbgError(
             f"the demo needs {missing} in {source_root / 'source'}; "
             "pass source_root= the course folder that has them"
         )
@@ -179,7 +194,8 @@ def run_demo(
     assignments=DEMO_ASSIGNMENTS,
     cell_timeout=None,
     sandboxed=None,
-    echo=print,
+    echo=None,
+    on_progress=None,
 ) -> DemoResult:
     """Run release, collect, autograde, feedback, export and report on the demo class.
 
@@ -201,20 +217,14 @@ def run_demo(
         Run the students' kernels in the sandbox (default: when the machine
         has it; otherwise the demo grades unsandboxed and the report says so).
     echo : callable
-        Where progress lines go (``print``; pass ``lambda *a: None`` for silence).
+        Where progress lines go (e.g. ``print``; default: nowhere).
+    on_progress : callable, optional
+        Passed to :func:`grading.autograde.autograde`.
 
     Returns
     -------
     DemoResult
     """
-    from grading.autograde import autograde
-    from grading.collect import collect
-    from grading.core.course import Course
-    from grading.export import export_grades, read_class_grades
-    from grading.feedback import generate_feedback
-    from grading.release import build_release
-    from grading.report import write_report
-    from grading.execution.sandbox.bubblewrap import sandbox_available
 
     start = time.monotonic()
     out_dir = _fresh_folder(Path(out_dir))
@@ -222,6 +232,7 @@ def run_demo(
     course_root = build_demo_course(out_dir / "course", source_root, assignments)
     course = Course(course_root)
 
+    echo = echo or (lambda *args: None)
     echo(f"[1/6] release {', '.join(assignments)}")
     release_zips = build_release(course, list(assignments))
     _set_due_dates(course, assignments)
@@ -240,7 +251,7 @@ def run_demo(
     where = "in the sandbox" if sandboxed else "WITHOUT a sandbox"
     echo(f"[3/6] autograde {n_jobs} notebooks in parallel, one kernel each, {where}")
     summary = autograde(course, list(assignments), workers=workers, cell_timeout=cell_timeout,
-                        sandboxed=sandboxed, progress=True)
+                        sandboxed=sandboxed, on_progress=on_progress)
 
     echo("[4/6] feedback")
     feedback = generate_feedback(course, list(assignments))
@@ -265,71 +276,3 @@ def run_demo(
         sandboxed=sandboxed,
         seconds=time.monotonic() - start,
     )
-
-
-def format_score_table(result: DemoResult) -> str:
-    """The class's scores as a text table: one row per student, totals last."""
-    from grading.export import format_points
-
-    assignments = sorted(result.max_scores)
-    notes = {}
-    for record in getattr(result.summary, "records", []):
-        if record.status != "ok":
-            notes.setdefault(record.student, []).append(f"{record.notebook}: {record.status}")
-    descriptions = {s.student_id: s.description for s in DEMO_STUDENTS}
-    header = ["student", *assignments, "total", "what the student did"]
-    rows = []
-    for student in sorted(result.scores, key=lambda s: -result.total(s)):
-        cells = [format_points(result.scores[student].get(a)) or "-" for a in assignments]
-        what = descriptions.get(student, "")
-        if notes.get(student):
-            what += f" [{'; '.join(notes[student])}]"
-        rows.append([student, *cells, format_points(result.total(student)), what])
-    rows.append(["(max)", *(format_points(result.max_scores[a]) for a in assignments),
-                 format_points(sum(result.max_scores.values())), ""])
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
-    lines = []
-    for row in [header, *rows]:
-        padded = [str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in enumerate(zip(row, widths))]
-        lines.append("  ".join(padded) + "  " + row[-1])
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-def print_summary(result: DemoResult, echo=print) -> None:
-    """Print the score table and where every output went."""
-    echo("")
-    echo(format_score_table(result))
-    echo("")
-    echo("Max includes the written answers (graded by hand in nbgrader's formgrader),")
-    echo("so no student reaches it automatically; late work loses 10% of the points per")
-    echo("started day (at most down to 50%); the report explains each penalty and lists")
-    echo("similar answers (copier-a and copier-b) for review.")
-    echo("")
-    echo(f"course root:        {result.course_root}")
-    echo(f"student releases:   {', '.join(str(p) for p in result.release_zips)}")
-    echo(f"feedback ({len(result.feedback)} files): {result.course_root / 'feedback'}")
-    echo(f"grades for the LMS: {result.grades_csv}")
-    echo(f"per test cell:      {result.cells_csv}")
-    echo(f"class report:       {result.report}")
-    echo(f"grading log:        {result.course_root / 'grading_log.jsonl'}")
-    echo(f"student kernels:    {'sandboxed' if result.sandboxed else 'NOT sandboxed (see the report)'}")
-    echo(f"done in {result.seconds:.0f} s")
-
-
-def add_arguments(parser) -> None:
-    """Options of ``nbg demo``."""
-    parser.add_argument("--out", default=DEFAULT_OUT,
-                        help=f"folder for the demo course and outputs (default: {DEFAULT_OUT}/)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="parallel kernels (default: the number of cores)")
-    parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="grade without the sandbox even if the machine has it")
-
-
-def run(args) -> int:
-    """Entry point of ``nbg demo``; returns the exit code (0: the demo ran)."""
-    result = run_demo(args.out, workers=args.workers,
-                      sandboxed=False if args.unsafe_no_sandbox else None)
-    print_summary(result)
-    return 0

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from grading.core.errors import NbgError
+
 BAYES = "01_bayes_mle_map"
 MULTINOMIAL = "03_multinomial_nb"
 DEMO_ASSIGNMENTS = (BAYES, MULTINOMIAL)
@@ -295,7 +297,7 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
             cell.source = solution_text(solutions[grade_id])
     missing = wanted - found
     if missing:
-        raise ValueError(
+        raise NbgError(
             f"demo student {student.student_id!r} edits cells {sorted(missing)} that "
             f"{assignment} does not have; update grading/demo/students.py"
         )

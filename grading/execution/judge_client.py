@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -28,9 +27,11 @@ from pathlib import Path
 import zmq
 import zmq.asyncio
 
-from grading.execution import kernel_runtime as kernel_side, plain
-from grading.execution.judge_runtime import MAX_FRAME, JudgeProtocolError, frame_bytes
-from grading.execution.sandbox.bubblewrap import Limits, bwrap_command, sandbox_uid
+from grading.execution import kernel_runtime as kernel_side
+from grading.execution import plain
+from grading.execution.frames import JudgeProtocolError, frame_bytes, frame_size
+from grading.execution.limits import Limits
+from grading.execution.sandbox.bubblewrap import bwrap_command, sandbox_uid
 
 JUDGE_UID_OFFSET = 1_000_000
 # What the judge's sandbox can read besides Python: the reference and the tests' helpers.
@@ -169,8 +170,8 @@ class KernelBridge:
         channels = {kc.iopub_channel.socket: ("iopub", kc.iopub_channel),
                     kc.stdin_channel.socket: ("stdin", kc.stdin_channel),
                     kc.shell_channel.socket: ("shell", kc.shell_channel)}
-        for socket in channels:
-            poller.register(socket, zmq.POLLIN)
+        for channel_socket in channels:
+            poller.register(channel_socket, zmq.POLLIN)
         while not (replied and idle):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -191,8 +192,8 @@ class KernelBridge:
                 self.broken = "the kernel died" + (f" ({exit_info})" if exit_info else "")
                 raise CallFailed(self.broken)
             events = dict(await poller.poll(min(left, 1.0) * 1000))
-            for socket in events:
-                stream, channel = channels[socket]
+            for ready_socket in events:
+                stream, channel = channels[ready_socket]
                 msg = await channel.get_msg(timeout=0)
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
@@ -406,10 +407,7 @@ class JudgeProcess:
         deadline = time.monotonic() + max(0.0, timeout)
         try:
             header = self._read_exactly(4, deadline)
-            (size,) = struct.unpack(">I", header)
-            if size > MAX_FRAME:
-                raise JudgeProtocolError(f"frame of {size} bytes exceeds {MAX_FRAME}")
-            return json.loads(self._read_exactly(size, deadline))
+            return json.loads(self._read_exactly(frame_size(header), deadline))
         except JudgeProtocolError:
             self._stuck = True
             raise

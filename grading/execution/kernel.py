@@ -2,7 +2,7 @@
 
 The executor is nbgrader's own ``Execute`` preprocessor (same timeout,
 interrupt and error handling as ``nbgrader autograde``, so scores match),
-with three differences that matter when grading hundreds of submissions:
+with four differences that matter when grading hundreds of submissions:
 
 * when the kernel dies, the cells already run keep their outputs; the cell
   that killed it gets an error output saying so (and the exit code or
@@ -34,18 +34,17 @@ import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from grading.execution.judge_runtime import JudgeProtocolError
+from grading.core.cells import is_test_cell
+from grading.core.records import Status
+from grading.core.text import clean_text
+from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
-from grading.execution.sandbox.bubblewrap import Limits, make_kernel_manager
+from grading.execution.limits import Limits
+from grading.execution.sandbox.bubblewrap import make_kernel_manager
 
-STATUS_OK = "ok"
-STATUS_KERNEL_DIED = "kernel_died"
-STATUS_TIMEOUT = "timeout"
-STATUS_ERROR = "error"
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
 INTERRUPT_GRACE = 10  # seconds a kernel has to answer after a timed-out cell is interrupted
 
@@ -74,12 +73,6 @@ class OutputLimitExceeded(Exception):
 
 class GraderFailure(Exception):
     """The grader itself could not judge the notebook (never a grade: it is retried)."""
-
-
-def is_test_cell(cell) -> bool:
-    """A grade cell that is not an answer: its code is the tests, run by the judge."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _output_size(msg) -> int:
@@ -163,7 +156,7 @@ class GradingExecutor(Execute):
         self.shutdown_kernel = "immediate"
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
-        status, reason, failed = STATUS_OK, "", None
+        status, reason, failed = Status.OK, "", None
         # The kernel's own stdout/stderr (fd 1 and 2, not the notebook's outputs,
         # which travel over ZMQ) are dropped: a flood written straight to the
         # file descriptors must not reach the grader's terminal.
@@ -179,7 +172,7 @@ class GradingExecutor(Execute):
                     if self.nb.cells:
                         self.nb.cells[0].outputs = [_error_output("KernelDied", reason)]
                         self._mark_not_executed(0, reason)
-                    return self.nb, self.resources, STATUS_KERNEL_DIED, reason, 0
+                    return self.nb, self.resources, Status.KERNEL_DIED, reason, 0
             started, code_cells = time.monotonic(), 0
             for index, cell in enumerate(self.nb.cells):
                 if cell.cell_type == "code":
@@ -188,7 +181,7 @@ class GradingExecutor(Execute):
                     if stop:
                         cell.outputs = [_error_output("NotExecuted", f"not run because {stop}")]
                         self._mark_not_executed(index, stop)
-                        return self.nb, self.resources, STATUS_TIMEOUT, stop, index
+                        return self.nb, self.resources, Status.TIMEOUT, stop, index
                 if self.judge is not None and is_test_cell(cell):
                     died = self._judge_cell(cell, index)
                     if died:
@@ -221,9 +214,9 @@ class GradingExecutor(Execute):
                               f"kernel did not stop when interrupted, so the grader stopped it")
                     self._kill_kernel()
                     self._mark_not_executed(index, reason)
-                    return self.nb, self.resources, STATUS_KERNEL_DIED, reason, index
-                if status == STATUS_OK and _timed_out(cell):
-                    status = STATUS_TIMEOUT
+                    return self.nb, self.resources, Status.KERNEL_DIED, reason, index
+                if status == Status.OK and _timed_out(cell):
+                    status = Status.TIMEOUT
                     reason = f"{_cell_label(cell, index)} timed out after {self.timeout} s"
                     failed = index
         self.set_widgets_metadata()
@@ -267,7 +260,7 @@ class GradingExecutor(Execute):
         if self.bridge.broken and not self._kernel_alive():
             reason = f"{self.bridge.broken} while {label} called the notebook's functions"
             self._mark_not_executed(index, reason)
-            status = STATUS_TIMEOUT if "longer than" in self.bridge.broken else STATUS_KERNEL_DIED
+            status = Status.TIMEOUT if "longer than" in self.bridge.broken else Status.KERNEL_DIED
             return self.nb, self.resources, status, reason, index
         return None
 
@@ -284,7 +277,7 @@ class GradingExecutor(Execute):
         reason = f"{why} while running {_cell_label(cell, index)}"
         cell.outputs.append(_error_output("KernelDied", reason))
         self._mark_not_executed(index, reason)
-        return self.nb, self.resources, STATUS_KERNEL_DIED, reason, index
+        return self.nb, self.resources, Status.KERNEL_DIED, reason, index
 
     def _kernel_alive(self) -> bool:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -315,11 +308,6 @@ class GradingExecutor(Execute):
                     _error_output("NotExecuted", f"not run because {reason}")
                 ]
                 cell.execution_count = None
-
-
-def clean_text(text: str) -> str:
-    """Text from a kernel or a submission, safe to store: no lone surrogates, no NULs."""
-    return str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
 
 
 def _timed_out(cell) -> bool:
@@ -444,7 +432,7 @@ def execute_notebook(
             _shutdown(km)
     except Exception as error:  # the grader's own failure: report it, do not crash the pool
         return ExecutionResult(
-            nbformat.writes(notebook), STATUS_ERROR, clean_text(f"{type(error).__name__}: {error}"),
+            nbformat.writes(notebook), Status.ERROR, clean_text(f"{type(error).__name__}: {error}"),
             time.monotonic() - start, started=started, ended=time.time(), host=socket.gethostname(),
         )
     finally:
@@ -471,4 +459,4 @@ def execute_task(task: dict) -> ExecutionResult:
     return execute_notebook(**task)
 
 
-__all__ = ["ExecutionResult", "GradingExecutor", "execute_notebook", "execute_task", "incidents", "NotebookNode"]
+__all__ = ["ExecutionResult", "GradingExecutor", "execute_notebook", "execute_task", "incidents"]

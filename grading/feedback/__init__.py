@@ -26,15 +26,16 @@ test cell cannot make them slip through.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-import sys
 from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_markdown_cell
 from traitlets import Bool, Unicode
+
+from grading.core.cells import split_hidden_region
+from grading.core.records import Status, latest_records, read_grading_log
 
 # IPython names a notebook cell "Cell In[7], line 3" (older: "<ipython-input-7-...>").
 _LOG = logging.getLogger(__name__)
@@ -57,45 +58,6 @@ def strip_ansi(text: str) -> str:
     'AssertionError: no'
     """
     return _ANSI.sub("", text)
-
-
-def split_hidden_region(source: str, begin="BEGIN HIDDEN TESTS", end="END HIDDEN TESTS"):
-    """Split a cell's source into its release version and its hidden lines.
-
-    Parameters
-    ----------
-    source : str
-        The source of a cell, maybe holding ``### BEGIN HIDDEN TESTS`` ...
-        ``### END HIDDEN TESTS`` regions.
-    begin, end : str
-        The delimiters (nbgrader's ``ClearHiddenTests`` settings).
-
-    Returns
-    -------
-    release_source : str
-        The source without the hidden regions (what students were given).
-    hidden_lines : list of str
-        The lines inside the regions, delimiters excluded.
-
-    Examples
-    --------
-    >>> source = "# check f\\n### BEGIN HIDDEN TESTS\\nassert f(2) == 4\\n### END HIDDEN TESTS"
-    >>> split_hidden_region(source)
-    ('# check f', ['assert f(2) == 4'])
-    """
-    kept, hidden = [], []
-    inside = False
-    for line in source.split("\n"):
-        if begin in line:
-            inside = True
-        elif end in line:
-            inside = False
-        elif inside:
-            hidden.append(line)
-        else:
-            kept.append(line)
-    # An unclosed region hides everything after BEGIN (safer than showing it).
-    return "\n".join(kept), hidden
 
 
 def secret_lines(hidden_lines, public_text="") -> set:
@@ -221,44 +183,28 @@ class HideHiddenTests(Preprocessor):
                 yield from hidden
 
 
-def read_grading_log(path) -> list:
-    """Every record of ``grading_log.jsonl`` (E1's autograde log), oldest first.
-
-    A missing file gives ``[]``; a line that is not JSON (a crash mid-write)
-    is skipped rather than failing the whole report.
-    """
-    path = Path(path)
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
-
-
-def latest_records(records) -> dict:
-    """The last record per (student, assignment, notebook): the current state."""
-    latest = {}
-    for record in records:
-        key = (record.get("student"), record.get("assignment"), record.get("notebook"))
-        latest[key] = record
-    return latest
-
-
 _CONSEQUENCES = {
     "kernel_died": "The cells that ran before it kept their scores; the later cells "
     "could not run and scored 0.",
     "timeout": "That cell was interrupted and the rest of the notebook ran on; "
     "whatever depended on it scored 0.",
 }
+
+
+def _current_records(path) -> dict:
+    """The newest record per notebook of the log at ``path``, read once while the file is unchanged
+    (feedback asks once per notebook: reading the whole log each time is quadratic in the class)."""
+    try:
+        info = Path(path).stat()
+        stamp = (str(path), info.st_mtime_ns, info.st_size)
+    except OSError:
+        return {}
+    if _LOG_CACHE.get("stamp") != stamp:
+        _LOG_CACHE.update(stamp=stamp, records=latest_records(read_grading_log(path)))
+    return _LOG_CACHE["records"]
+
+
+_LOG_CACHE = {}
 
 
 class GradingNotice(Preprocessor):
@@ -270,8 +216,8 @@ class GradingNotice(Preprocessor):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         key = (info.get("student"), info.get("assignment"), info.get("notebook"))
-        record = latest_records(read_grading_log(self.grading_log_path)).get(key)
-        if record and record.get("status", "ok") != "ok":
+        record = _current_records(self.grading_log_path).get(key) if self.grading_log_path else None
+        if record and record.get("status", Status.OK) != Status.OK:
             reason = record.get("reason") or record["status"]
             consequence = _CONSEQUENCES.get(record["status"], "")
             nb.cells.insert(
@@ -385,30 +331,3 @@ def _selected_feedback_class():
             }
 
     return SelectedFeedback
-
-
-def add_arguments(parser) -> None:
-    """Options of ``nbg feedback``."""
-    parser.add_argument(
-        "assignments", nargs="*", help="assignment ids (default: every autograded assignment)"
-    )
-    parser.add_argument(
-        "--student", action="append", dest="students", help="only this student (repeatable)"
-    )
-
-
-def run(args) -> int:
-    """Entry point of ``nbg feedback``; returns the exit code."""
-    from grading.core.course import Course
-
-    course = Course(args.course, db_url=args.db)
-    try:
-        written = generate_feedback(course, args.assignments or None, args.students)
-    except RuntimeError as error:
-        print(f"nbg feedback: {error} (nbgrader's log above says which submission)", file=sys.stderr)
-        return 1
-    if not written:
-        print("no autograded submissions: run `nbg autograde` first")
-        return 1
-    print(f"{len(written)} feedback file(s) under {course.feedback_root}")
-    return 0

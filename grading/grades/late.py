@@ -3,7 +3,7 @@
 The policy is an nbgrader late-submission plugin (:class:`LatePolicy`), set
 in the course's ``nbgrader_config.py``::
 
-    c.AssignLatePenalties.plugin_class = "grading.grades.late.LatePolicy"
+    c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
     c.LatePolicy.percent_per_interval = 10   # % of the points possible ...
     c.LatePolicy.interval_hours = 24         # ... per started day late
     c.LatePolicy.lowest_score_percent = 50   # never below 50% of the points by lateness
@@ -40,6 +40,8 @@ from pathlib import Path
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float, Unicode
 
+from grading.core.errors import NbgError
+
 EXTENSION_COLUMNS = ("student_id", "assignment", "due")
 
 
@@ -72,7 +74,7 @@ class LatePolicy(LateSubmissionPlugin):
         if seconds_late <= 0:
             return 0
         if self.interval_hours <= 0:
-            raise ValueError("LatePolicy.interval_hours must be positive")
+            raise NbgError("LatePolicy.interval_hours must be positive")
         return math.ceil(seconds_late / (3600.0 * self.interval_hours))
 
     def penalty(self, score: float, max_score: float, seconds_late: float) -> float:
@@ -99,7 +101,7 @@ class LatePolicy(LateSubmissionPlugin):
         parent = self.parent
         gradebook = getattr(parent, "gradebook", None)
         if gradebook is None:
-            raise ValueError("LatePolicy runs inside nbgrader's AssignLatePenalties preprocessor")
+            raise NbgError("LatePolicy runs inside nbgrader's AssignLatePenalties preprocessor")
         notebook = gradebook.find_submission_notebook(
             parent.notebook_id, parent.assignment_id, student_id
         )
@@ -159,19 +161,19 @@ def read_extensions(path) -> dict:
         reader = csv.DictReader(handle)
         missing = [c for c in EXTENSION_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{path}: missing column(s) {missing}; the header must be "
+            raise NbgError(f"{path}: missing column(s) {missing}; the header must be "
                              f"{','.join(EXTENSION_COLUMNS)}")
         for line, row in enumerate(reader, start=2):
             student, assignment = (row["student_id"] or "").strip(), (row["assignment"] or "").strip()
             if not student or not assignment:
-                raise ValueError(f"{path}, line {line}: student_id and assignment must not be empty")
+                raise NbgError(f"{path}, line {line}: student_id and assignment must not be empty")
             try:
                 due = parse_utc((row["due"] or "").strip()).replace(tzinfo=None)
             except Exception:
-                raise ValueError(f"{path}, line {line}: cannot read the due date {row['due']!r}; "
+                raise NbgError(f"{path}, line {line}: cannot read the due date {row['due']!r}; "
                                  "write it like 2026-01-20 23:59 (UTC) or 2026-01-20 23:59 Europe/Paris") from None
             if (student, assignment) in extensions:
-                raise ValueError(f"{path}, line {line}: a second extension for {student}/{assignment}; keep one")
+                raise NbgError(f"{path}, line {line}: a second extension for {student}/{assignment}; keep one")
             extensions[(student, assignment)] = Extension(student, assignment, due)
     return extensions
 
@@ -235,9 +237,7 @@ def apply_late_policy(course, assignments=None) -> list:
     list of LatePenalty
         One per late or extended submission (penalty 0 included), sorted.
     """
-    from grading.export import _require_gradebook
-
-    _require_gradebook(course)  # never create an empty gradebook here
+    course.require_gradebook()  # never create an empty gradebook here
     preprocessor, plugin = configured_plugin(course)
     extensions = plugin.extensions() if isinstance(plugin, LatePolicy) else {}
     late = []
@@ -245,7 +245,7 @@ def apply_late_policy(course, assignments=None) -> list:
         known = {a.name: a for a in gradebook.assignments}
         unknown = sorted({a for _, a in extensions} - set(known))
         if unknown:
-            raise ValueError(f"{plugin.extensions_file}: unknown assignment(s) {unknown}; "
+            raise NbgError(f"{plugin.extensions_file}: unknown assignment(s) {unknown}; "
                              f"the gradebook has {sorted(known)}")
         preprocessor.gradebook = gradebook  # the plugin reads max scores through it
         wanted = set(known) if assignments is None else set(assignments) & set(known)
@@ -295,30 +295,3 @@ def describe_policy(course) -> str:
     return f"set by {type(plugin).__module__}.{type(plugin).__name__}"
 
 
-def late_section_html(penalties, policy: str) -> str:
-    """The report's section explaining each late penalty."""
-    import html
-
-    from grading.export import format_points
-
-    parts = ["<h2>Late submissions</h2>", f"<p>Late policy: {html.escape(policy)}.</p>"]
-    if not penalties:
-        parts.append('<p class="ok">No late submission.</p>')
-        return "".join(parts)
-    header = ("student", "assignment", "submitted (UTC)", "due (UTC)", "late by",
-              "score before", "penalty", "score")
-    rows = []
-    for p in penalties:
-        due = f"{p.due:%Y-%m-%d %H:%M}" + (" (extension)" if p.extended else "")
-        rows.append((p.student, p.assignment, f"{p.submitted:%Y-%m-%d %H:%M}", due, p.late_by,
-                     f"{format_points(p.raw_score)} / {format_points(p.max_score)}",
-                     f"-{format_points(p.penalty)}" if p.penalty else "0",
-                     format_points(p.raw_score - p.penalty)))
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
-                   for row in rows)
-    parts.append(f"<table><tr>{head}</tr>{body}</table>")
-    parts.append("<p>nbgrader's formgrader shows the score before the penalty; the penalty is "
-                 "stored in the gradebook (<code>late_submission_penalty</code>) and subtracted in "
-                 "<code>nbg export</code>, this report and nbgrader's own export.</p>")
-    return "".join(parts)

@@ -33,7 +33,8 @@ import csv
 import re
 from pathlib import Path
 
-from grading.export import format_points
+from grading.core.errors import NbgError
+from grading.core.text import format_points
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_IDS = ("ID", "SIS User ID", "SIS Login ID")
@@ -50,14 +51,14 @@ def read_roster(path, id_column="student_id"):
     """
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"no roster file {path}: give --roster the LMS's gradebook export or a CSV "
+        raise NbgError(f"no roster file {path}: give --roster the LMS's gradebook export or a CSV "
                          "with one row per student")
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         header = [h.strip() for h in (reader.fieldnames or [])]
         reader.fieldnames = header
         if id_column not in header:
-            raise ValueError(f"{path} has no column {id_column!r} (it has {header}); "
+            raise NbgError(f"{path} has no column {id_column!r} (it has {header}); "
                              "name the column holding the nbgrader student ids with --roster-id")
         roster = {}
         for line, row in enumerate(reader, start=2):
@@ -68,9 +69,9 @@ def read_roster(path, id_column="student_id"):
                 continue
             student = (row.get(id_column) or "").strip()
             if not student:
-                raise ValueError(f"{path}, line {line}: empty {id_column!r}")
+                raise NbgError(f"{path}, line {line}: empty {id_column!r}")
             if student in roster:
-                raise ValueError(f"{path}, line {line}: student {student!r} appears twice")
+                raise NbgError(f"{path}, line {line}: student {student!r} appears twice")
             roster[student] = {k: (v or "").strip() for k, v in row.items() if k is not None}
     return header, roster
 
@@ -79,14 +80,14 @@ def _check_everyone_graded_is_listed(grades, roster, path_hint):
     graded = sorted({student for student, _ in grades.submissions})
     missing = [s for s in graded if s not in roster]
     if missing:
-        raise ValueError(f"student(s) {missing} have grades but are not in the roster {path_hint}: "
+        raise NbgError(f"student(s) {missing} have grades but are not in the roster {path_hint}: "
                          "add them (or check --roster-id)")
 
 
 def canvas_rows(grades, roster_header, roster, roster_name="roster"):
     """The rows of Canvas's gradebook import CSV (header, Points Possible, students)."""
     if "Student" not in roster_header or not any(c in roster_header for c in CANVAS_IDS):
-        raise ValueError(f"a Canvas roster needs the columns 'Student' and one of {list(CANVAS_IDS)} "
+        raise NbgError(f"a Canvas roster needs the columns 'Student' and one of {list(CANVAS_IDS)} "
                          "(Canvas's gradebook export has them)")
     _check_everyone_graded_is_listed(grades, roster, roster_name)
     columns = []
@@ -108,7 +109,7 @@ def moodle_rows(grades, roster_header, roster, roster_name="roster"):
     """The rows of a CSV for Moodle's grade import (header, then one row per student)."""
     identity = [c for c in MOODLE_IDENTITY if c in roster_header]
     if not any(c in identity for c in MOODLE_IDS):
-        raise ValueError(f"a Moodle roster needs one of the columns {list(MOODLE_IDS)} "
+        raise NbgError(f"a Moodle roster needs one of the columns {list(MOODLE_IDS)} "
                          "(Moodle's grade export has 'ID number' and 'Email address')")
     _check_everyone_graded_is_listed(grades, roster, roster_name)
     rows = [[*identity, *grades.assignments]]
@@ -124,7 +125,7 @@ FORMATS = {"canvas": canvas_rows, "moodle": moodle_rows}
 def write_lms_csv(grades, lms, roster_path, id_column, out_path) -> Path:
     """Write ``grades`` for ``lms`` ("canvas" or "moodle") to ``out_path``."""
     if lms not in FORMATS:
-        raise ValueError(f"unknown LMS format {lms!r}; use one of {sorted(FORMATS)}")
+        raise NbgError(f"unknown LMS format {lms!r}; use one of {sorted(FORMATS)}")
     header, roster = read_roster(roster_path, id_column)
     rows = FORMATS[lms](grades, header, roster, roster_name=str(roster_path))
     out_path = Path(out_path)

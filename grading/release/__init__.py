@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from grading.core.course import Course
+from grading.core.errors import NbgError
 from grading.release.handout import HANDOUT_DIRNAME, build_handout
 
 ZIP_DIRNAME = "release_zips"
@@ -32,7 +33,7 @@ def generate_assignment(course: Course, assignment: str) -> Path:
     from nbgrader.converters.base import NbGraderException
 
     if not course.source_notebooks(assignment):
-        raise ValueError(
+        raise NbgError(
             f"no notebooks in {course.source_dir(assignment)}: "
             f"put the source notebook at source/{assignment}/<name>.ipynb"
         )
@@ -44,7 +45,7 @@ def generate_assignment(course: Course, assignment: str) -> Path:
     try:
         converter.start()
     except NbGraderException as error:
-        raise ValueError(f"nbgrader generate_assignment failed for {assignment!r}: {error}") from None
+        raise NbgError(f"nbgrader generate_assignment failed for {assignment!r}: {error}") from None
     return course.release_dir(assignment)
 
 
@@ -55,7 +56,7 @@ def check_no_leaks(release_dir: Path) -> None:
         for index, cell in enumerate(notebook.cells):
             for marker in LEAK_MARKERS:
                 if marker in cell.source:
-                    raise ValueError(
+                    raise NbgError(
                         f"{path} cell {index} still contains {marker!r}: check the source "
                         "notebook's BEGIN/END markers are on their own lines"
                     )
@@ -117,12 +118,12 @@ def build_release(course, assignments=None, *, handout=True) -> list[Path]:
     if assignments is None:
         assignments = known
         if not assignments:
-            raise ValueError(f"no assignments in {course.source_root}: add source/<id>/<id>.ipynb")
+            raise NbgError(f"no assignments in {course.source_root}: add source/<id>/<id>.ipynb")
     unknown = [a for a in assignments if a not in known]
     if unknown:
-        raise ValueError(f"unknown assignment(s) {unknown}: {course.source_root} has {known}")
+        raise NbgError(f"unknown assignment(s) {unknown}: {course.source_root} has {known}")
     if HANDOUT_DIRNAME in assignments:
-        raise ValueError(
+        raise NbgError(
             f"an assignment may not be called {HANDOUT_DIRNAME!r}: release/{HANDOUT_DIRNAME}/ "
             "holds the students' hand-out; rename source/handout/"
         )
@@ -135,17 +136,3 @@ def build_release(course, assignments=None, *, handout=True) -> list[Path]:
         handout_dir = build_handout(course.release_root, released_assignments(course))
         zip_release(handout_dir, handout_zip_path(course))
     return zips
-
-
-def add_arguments(parser):
-    parser.add_argument("assignments", nargs="*", help="assignment ids (default: all in source/)")
-
-
-def run(args) -> int:
-    course = Course(args.course, db_url=args.db)
-    for zip_path in build_release(course, args.assignments or None):
-        assignment = zip_path.stem
-        print(f"released {assignment}: {course.release_dir(assignment)}  (LMS zip: {zip_path})")
-    print(f"student hand-out (kit wheel, environment.yml, requirements.txt, README.md): "
-          f"{course.release_root / HANDOUT_DIRNAME}  (LMS zip: {handout_zip_path(course)})")
-    return 0

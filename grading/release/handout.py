@@ -30,6 +30,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from grading.core.errors import NbgError
+
 HANDOUT_DIRNAME = "handout"
 KIT_NAME = "nbkit"
 KIT_SUMMARY = "The student kit of the naive Bayes course: datasets, test helpers, tokenizer, plotting."
@@ -54,7 +56,7 @@ def kit_source_dir() -> Path:
     """The folder of the installed :mod:`nbkit` package (found without importing it)."""
     spec = importlib.util.find_spec(KIT_NAME)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"the student kit {KIT_NAME!r} is not installed: run `make venv`")
+        raise NbgError(f"the student kit {KIT_NAME!r} is not installed: run `make venv`")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -68,7 +70,7 @@ def kit_version(kit_dir: Path) -> str:
             and isinstance(node.value, ast.Constant)
         ):
             return str(node.value.value)
-    raise ValueError(f"{init} sets no __version__ = '...': add one (the wheel is named after it)")
+    raise NbgError(f"{init} sets no __version__ = '...': add one (the wheel is named after it)")
 
 
 def kit_files(kit_dir: Path) -> list[Path]:
@@ -272,5 +274,5 @@ def requirement_name(requirement: str) -> str:
     """
     match = re.match(r"\s*([A-Za-z0-9_.\-]+)", requirement)
     if not match:
-        raise ValueError(f"cannot read a project name from {requirement!r}")
+        raise NbgError(f"cannot read a project name from {requirement!r}")
     return re.sub(r"[-_.]+", "-", match.group(1)).lower()

@@ -10,7 +10,7 @@ the pass rate per test cell (which questions the class struggled with); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
 
-Grades come from nbgrader's gradebook (:func:`grading.export.read_class_grades`);
+Grades come from nbgrader's gradebook (:func:`grading.grades.read.read_class_grades`); the page is the Jinja2 template ``templates/report.html.j2``;
 statuses, reasons, times and the sandbox flag from ``grading_log.jsonl``
 (written by ``nbg autograde``; the last record of a submission is its
 current state, but a single unsandboxed run anywhere in the log raises the
@@ -19,63 +19,24 @@ banner).
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 from pathlib import Path
 
-from grading.export import format_points, read_class_grades
-from grading.feedback import latest_records, read_grading_log
+import jinja2
+from markupsafe import Markup
 
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
-h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-td, th { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-td:first-child, th:first-child { text-align: left; }
-.banner { background: #b00020; color: white; padding: 0.8em 1em; font-weight: bold; }
-.ok { color: #1b5e20; } .empty { color: #999; }
-img { max-width: 100%; }
-"""
+from grading.core.errors import NbgError
+from grading.core.lock import unfinished_run
+from grading.core.records import Status, latest_records, read_grading_log
+from grading.core.text import format_points
+from grading.grades.late import apply_late_policy, describe_policy
+from grading.grades.read import read_class_grades
+from grading.report.plots import grading_time_plot, pass_rate_plot, score_distribution_plot
+from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs
 
-
-def _png(figure) -> str:
-    """A matplotlib figure as an <img> tag with the PNG inlined."""
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-    plt.close(figure)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display on a grading server
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def score_distribution_plot(grades) -> str:
-    """Histogram of the (penalised) scores of each assignment, one panel each."""
-    plt = _pyplot()
-    assignments = grades.assignments
-    figure, axes = plt.subplots(
-        1, max(len(assignments), 1), figsize=(4 * max(len(assignments), 1), 3), squeeze=False
-    )
-    for axis, assignment in zip(axes[0], assignments):
-        scores = [
-            grade.score for (_, a), grade in grades.submissions.items() if a == assignment
-        ]
-        top = grades.max_scores.get(assignment) or max(scores, default=1.0) or 1.0
-        axis.hist(scores, bins=10, range=(0, top), color="#3f6fb5", edgecolor="white")
-        axis.set_title(f"{assignment} (n={len(scores)})")
-        axis.set_xlabel(f"score / {format_points(top)}")
-        axis.set_ylabel("submissions")
-    return _png(figure)
+RECORD_COLUMNS = ("student", "assignment", "notebook", "status", "reason")
+LATE_COLUMNS = ("student", "assignment", "submitted (UTC)", "due (UTC)", "late by", "score before", "penalty", "score")
+_TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("grading.report", "templates"),
+                                autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined)
 
 
 def _cell_order(course, assignment) -> dict:
@@ -119,124 +80,31 @@ def pass_rates(grades, course=None) -> list:
     ]
 
 
-def pass_rate_plot(rates) -> str:
-    """Horizontal bars: the share of the class that passed each test cell (red: few)."""
-    plt = _pyplot()
-    labels = [f"{assignment}: {grade_id}" for assignment, grade_id, _, _ in rates]
-    values = [100 * rate for _, _, rate, _ in rates]
-    figure, axis = plt.subplots(figsize=(8, 0.28 * len(rates) + 1))
-    positions = list(range(len(rates)))[::-1]  # first cell at the top
-    axis.barh(positions, values, color=plt.cm.RdYlGn([rate for _, _, rate, _ in rates]))
-    for y, value in zip(positions, values):
-        axis.text(value + 1, y, f"{value:.0f}%", va="center", fontsize=7)
-    axis.set_yticks(positions, labels, fontsize=8)
-    axis.set_xlim(0, 108)
-    axis.set_xlabel("% of submissions passing")
-    return _png(figure)
-
-
-def grading_time_plot(records) -> str:
-    """Horizontal bars: seconds spent grading each submission, red when not ok."""
-    plt = _pyplot()
-    records = sorted(records, key=lambda r: (r.get("assignment", ""), r.get("student", "")))
-    labels = [f"{r.get('student')} / {r.get('notebook') or r.get('assignment')}" for r in records]
-    seconds = [float(r.get("seconds") or 0.0) for r in records]
-    colours = ["#3f6fb5" if r.get("status") == "ok" else "#b00020" for r in records]
-    figure, axis = plt.subplots(figsize=(8, 0.3 * len(records) + 1))
-    positions = range(len(records))[::-1]
-    axis.barh(list(positions), seconds, color=colours)
-    axis.set_yticks(list(positions), labels, fontsize=8)
-    axis.set_xlabel("grading time (s); red: not graded normally")
-    return _png(figure)
-
-
-def _table(header, rows) -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
 def needs_attention(records) -> list:
     """The current records flagged for the instructor (or not graded ``ok``)."""
     return [
         r
         for r in records
-        if r.get("needs_attention") or r.get("status", "ok") != "ok"
+        if r.get("needs_attention") or r.get("status", Status.OK) != Status.OK
     ]
 
 
-def _sandbox_banner(log) -> str:
-    unsandboxed = {
-        (r.get("student"), r.get("assignment")) for r in log if not r.get("sandboxed", False)
-    }
-    if not unsandboxed:
-        return ""
-    return (
-        '<div class="banner">Student code ran WITHOUT the sandbox for '
-        f"{len(unsandboxed)} submission(s) (<code>--unsafe-no-sandbox</code>): it could "
-        "read or change anything the grading account can.</div>"
-    )
-
-
-def _unfinished_banner(course) -> str:
-    from grading.core.lock import unfinished_run
-
-    why = unfinished_run(course)
-    if not why:
-        return ""
-    return f'<div class="banner">Grading is not finished: {html.escape(why)}.</div>'
-
-
-def _attention_section(current, log) -> str:
-    parts = ["<h2>Submissions that need attention</h2>"]
-    flagged = needs_attention(current)
-    if flagged:
-        columns = ("student", "assignment", "notebook", "status", "reason")
-        parts.append(_table(columns, [[r.get(c) or "" for c in columns] for r in flagged]))
-    elif log:
-        parts.append('<p class="ok">None: every submission was graded normally.</p>')
-    else:
-        parts.append(
-            "<p>No grading log (<code>grading_log.jsonl</code>): run <code>nbg autograde</code>.</p>"
-        )
-    return "".join(parts)
-
-
-def _graded_alone_section(current) -> str:
-    """Notebooks that failed while others ran beside them and were graded again alone."""
-    alone = [r for r in current if r.get("graded_alone")]
-    if not alone:
-        return ""
-    columns = ("student", "assignment", "notebook", "status", "reason")
-    return ("<h2>Graded again alone</h2><p>These notebooks timed out or lost their kernel while other "
-            "notebooks were being graded on the same machine. Each was graded once more, with nothing "
-            "else running, at the end of the run; the scores are from that run.</p>"
-            + _table(columns, [[r.get(c) or "" for c in columns] for r in alone]))
-
-
-def _scores_section(grades) -> str:
+def _score_table(grades) -> dict:
     assignments = grades.assignments
-    rows = [
-        [s, *(format_points(grades.score(s, a)) or "-" for a in assignments),
-         format_points(grades.total(s))]
-        for s in grades.students
-    ]
+    rows = [[s, *(format_points(grades.score(s, a)) or "-" for a in assignments), format_points(grades.total(s))]
+            for s in grades.students]
     rows.append(["max", *(format_points(grades.max_scores[a]) for a in assignments),
                  format_points(sum(grades.max_scores.values()))])
-    parts = [
-        "<h2>Scores</h2>",
-        _table(["student", *assignments, "total"], rows),
-        "<p>Scores are after nbgrader's late penalty; '-' means no submission.</p>",
-    ]
-    waiting = sum(1 for cell in grades.cells if cell.passed is None)
-    if waiting:
-        parts.append(
-            f"<p><b>{waiting} written answer(s) await a manual grade</b> (nbgrader's "
-            "formgrader); until then they count 0 in the scores above.</p>"
-        )
-    return "".join(parts)
+    return {"header": ["student", *assignments, "total"], "rows": rows,
+            "waiting": sum(1 for cell in grades.cells if cell.passed is None)}
+
+
+def _late_rows(penalties) -> list:
+    return [(p.student, p.assignment, f"{p.submitted:%Y-%m-%d %H:%M}",
+             f"{p.due:%Y-%m-%d %H:%M}" + (" (extension)" if p.extended else ""), p.late_by,
+             f"{format_points(p.raw_score)} / {format_points(p.max_score)}",
+             f"-{format_points(p.penalty)}" if p.penalty else "0", format_points(p.raw_score - p.penalty))
+            for p in penalties]
 
 
 def write_report(course, out_path, similarity_threshold=None) -> Path:
@@ -257,71 +125,36 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
     """
     out_path = Path(out_path)
     if out_path.is_dir():
-        raise ValueError(f"{out_path} is a folder; give a file name such as report.html")
-    from grading.grades.late import apply_late_policy, describe_policy, late_section_html
-
+        raise NbgError(f"{out_path} is a folder; give a file name such as report.html")
     # Recompute late penalties first (due dates, extensions, manual grades may have changed).
     late = apply_late_policy(course)
     grades = read_class_grades(course)
     log = read_grading_log(course.grading_log_path)
-    current = sorted(
-        latest_records(log).values(),
-        key=lambda r: (r.get("student", ""), r.get("assignment", ""), r.get("notebook", "")),
-    )
-    parts = [
-        "<h1>Grading report</h1>",
-        f"<p>Course root: <code>{html.escape(str(course.root))}</code></p>",
-        _unfinished_banner(course),
-        _sandbox_banner(log),
-        _attention_section(current, log),
-        _graded_alone_section(current),
-        _scores_section(grades),
-        late_section_html(late, describe_policy(course)),
-    ]
-    from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs, similarity_section_html
-
+    current = sorted(latest_records(log).values(),
+                     key=lambda r: (r.get("student", ""), r.get("assignment", ""), r.get("notebook", "")))
     threshold = similarity_threshold or DEFAULT_THRESHOLD
-    parts.append(similarity_section_html(similar_pairs(course, threshold=threshold), threshold))
-    if grades.submissions:
-        parts.append("<h2>Score distribution per assignment</h2>" + score_distribution_plot(grades))
+    pairs = [{"assignment": p.assignment, "notebook": p.notebook, "students": p.students,
+              "similarity": p.similarity, "marked": [(s, Markup(code)) for s, code in zip(p.students, p.highlighted)]}
+             for p in similar_pairs(course, threshold=threshold)]  # copydetect escaped the code it marked
     rates = pass_rates(grades, course)
-    if rates:
-        parts.append("<h2>Pass rate per test cell</h2>")
-        parts.append("<p>The lowest bars are the questions the class struggled with.</p>")
-        parts.append(pass_rate_plot(rates))
-        parts.append(_table(("assignment", "test cell", "passed", "submissions"),
-                            [(a, g, f"{100 * r:.0f}%", n) for a, g, r, n in rates]))
-    if current:
-        parts.append("<h2>Grading time per submission</h2>" + grading_time_plot(current))
-        total = sum(float(r.get("seconds") or 0.0) for r in current)
-        parts.append(f"<p>{len(current)} notebook(s), {total:.1f} s of kernel time in all.</p>")
-
-    page = (
-        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Grading report</title>'
-        f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
+    page = _TEMPLATES.get_template("report.html.j2").render(
+        course_root=str(course.root),
+        unfinished=unfinished_run(course),
+        unsandboxed=len({(r.get("student"), r.get("assignment")) for r in log if not r.get("sandboxed", False)}),
+        record_columns=RECORD_COLUMNS,
+        has_log=bool(log),
+        attention=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in needs_attention(current)],
+        graded_alone=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in current if r.get("graded_alone")],
+        scores=_score_table(grades),
+        late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},
+        similarity={"threshold": threshold, "pairs": pairs},
+        pass_rates=[(a, g, f"{100 * r:.0f}%", n) for a, g, r, n in rates],
+        time={"notebooks": len(current), "seconds": sum(float(r.get("seconds") or 0.0) for r in current)}
+        if current else None,
+        plots={"scores": score_distribution_plot(grades) if grades.submissions else None,
+               "pass_rates": pass_rate_plot(rates) if rates else None,
+               "time": grading_time_plot(current) if current else None},
     )
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(page, encoding="utf-8")
+    out_path.write_text(page + "\n", encoding="utf-8")
     return out_path
-
-
-def add_arguments(parser) -> None:
-    """Options of ``nbg report``."""
-    parser.add_argument(
-        "--out", default=None, help="HTML file to write (default: <course root>/report.html)"
-    )
-    parser.add_argument("--similarity-threshold", type=float, default=None, metavar="SHARE",
-                        help="list pairs sharing at least this share of their answer code (default: 0.8)")
-
-
-def run(args) -> int:
-    """Entry point of ``nbg report``; returns the exit code."""
-    from grading.core.course import Course
-
-    from grading.core.lock import warn_if_unfinished
-
-    course = Course(args.course, db_url=args.db)
-    warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
-    out_path = Path(args.out) if args.out else course.root / "report.html"
-    print(f"report: {write_report(course, out_path, args.similarity_threshold)}")
-    return 0

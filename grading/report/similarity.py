@@ -17,12 +17,13 @@ wrote the same short answer independently look the same here.
 from __future__ import annotations
 
 import dataclasses
-import html
 import io
 import itertools
 
 import nbformat
 import numpy as np
+
+from grading.core.errors import NbgError
 
 NOISE_THRESHOLD = 25  # copydetect's default: shortest match (filtered characters) that counts
 GUARANTEE_THRESHOLD = 30  # copydetect's default: matches this long are always found
@@ -131,7 +132,7 @@ def similar_pairs(course, assignments=None, threshold=DEFAULT_THRESHOLD) -> list
         Most similar first.
     """
     if not 0 < threshold <= 1:
-        raise ValueError(f"the similarity threshold must be in (0, 1], got {threshold}")
+        raise NbgError(f"the similarity threshold must be in (0, 1], got {threshold}")
     win_size = GUARANTEE_THRESHOLD - NOISE_THRESHOLD + 1
     pairs = []
     for assignment in assignments or course.source_assignments():
@@ -156,24 +157,3 @@ def similar_pairs(course, assignments=None, threshold=DEFAULT_THRESHOLD) -> list
     return sorted(pairs, key=lambda p: (-p.score, p.assignment, p.students))
 
 
-def similarity_section_html(pairs, threshold=DEFAULT_THRESHOLD) -> str:
-    """The report's section: one expandable entry per pair, shared code highlighted."""
-    parts = ["<h2>Similar answers</h2>",
-             f"<p>Pairs of submissions sharing at least {100 * threshold:.0f}% of their answer code "
-             "(copydetect's winnowing fingerprints; the given skeleton and the instructor's solution "
-             "do not count; renamed variables and comments do not hide a copy). For review only: "
-             "no score is changed.</p>"]
-    if not pairs:
-        parts.append('<p class="ok">None.</p>')
-        return "".join(parts)
-    for pair in pairs:
-        (a, b), (sa, sb) = pair.students, pair.similarity
-        parts.append(
-            f"<details><summary>{html.escape(pair.assignment)}/{html.escape(pair.notebook)}: "
-            f"<b>{html.escape(a)}</b> and <b>{html.escape(b)}</b>: {100 * sa:.0f}% of {html.escape(a)}'s "
-            f"answer code is in {html.escape(b)}'s, {100 * sb:.0f}% the other way</summary>"
-            + "".join(f"<h4>{html.escape(s)}</h4><pre>{code}</pre>"
-                      for s, code in zip(pair.students, pair.highlighted))
-            + "</details>"
-        )
-    return "".join(parts)

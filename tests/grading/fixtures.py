@@ -34,8 +34,11 @@ from pathlib import Path
 
 import nbformat
 
-import grading.core.course  # noqa: F401  (puts nbgrader's alembic on PATH)
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from grading.core.course import ensure_alembic_on_path
+
+ensure_alembic_on_path()  # nbgrader's own converters below run alembic
 
 FIXTURE_ASSIGNMENT = "ps_fixture"
 FIXTURE_NOTEBOOK = "ps_fixture"  # notebook id (file name without .ipynb)

@@ -18,11 +18,14 @@ import nbformat
 import pytest
 
 import fixtures
-from grading import autograde as autograde_module
-from grading.autograde import autograde
+from grading.autograde import AutogradeSummary, autograde
+from grading.commands.autograde import format_table
+from grading.core import state
+from grading.core.records import GradingRecord, Status
+from grading.execution.runners import TaskRunner
 from grading.core.course import Course
 from grading.execution.kernel import execute_notebook
-from grading.execution.sandbox.bubblewrap import Limits
+from grading.execution.limits import Limits
 
 # Every kind, plus a perfect submission after the due date with nbgrader's
 # "zero" late policy: 6 points and a 6-point penalty.
@@ -107,7 +110,7 @@ def test_summary_flags_what_needs_attention(graded):
     }
     assert {r.student for r in summary.needs_attention} == {"kernel_dies", "infinite_loop", "edits_test_cell"}
     assert summary.exit_code == 1
-    table = summary.format_table()
+    table = format_table(summary)
     assert "ATTENTION kernel_dies/ps_fixture/ps_fixture: kernel_died" in table
     assert "perfect" in table and "6/6" in table
 
@@ -167,17 +170,17 @@ def test_rerun_grades_only_new_or_changed_submissions(tmp_path):
 def test_crash_before_marking_done_is_regraded_without_double_counting(tmp_path, monkeypatch):
     fixtures.make_class(tmp_path, {"ann": "wrong_hidden"})
     course = Course(tmp_path)
-    real_write = autograde_module._write_atomic
+    real_write = state.write_atomic
 
     def crash_on_state(path, text):
-        if autograde_module.STATE_DIRNAME in str(path):
+        if state.STATE_DIRNAME in str(path):
             raise KeyboardInterrupt("killed")
         real_write(path, text)
 
-    monkeypatch.setattr(autograde_module, "_write_atomic", crash_on_state)
+    monkeypatch.setattr(state, "write_atomic", crash_on_state)
     with pytest.raises(KeyboardInterrupt):
         autograde(course, workers=1)
-    monkeypatch.setattr(autograde_module, "_write_atomic", real_write)
+    monkeypatch.setattr(state, "write_atomic", real_write)
 
     rerun = autograde(course, workers=1)
     assert [r.student for r in rerun.records] == ["ann"]
@@ -288,7 +291,7 @@ def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
 
     summary = autograde(course, workers=2)
 
-    assert all(r.status == "ok" for r in summary.records), summary.format_table()
+    assert all(r.status == "ok" for r in summary.records), format_table(summary)
     assert all(record.sandboxed for record in summary.records)
     with course.gradebook() as gradebook:
         for assignment in assignments:
@@ -311,7 +314,7 @@ def _load_sensitive_task(task):
     """
     import time as time_module
 
-    from grading.execution.kernel import STATUS_OK, STATUS_TIMEOUT, ExecutionResult
+    from grading.execution.kernel import ExecutionResult
 
     folder, name, kind = Path(task["folder"]), task["name"], task["kind"]
     started = time_module.time()
@@ -320,21 +323,21 @@ def _load_sensitive_task(task):
     try:
         if kind == "busy":
             time_module.sleep(2.0)
-            status = STATUS_OK
+            status = Status.OK
         elif kind == "fragile":
             time_module.sleep(0.5)
             others = [p for p in folder.glob("*.running") if p != marker]
-            status = STATUS_TIMEOUT if others else STATUS_OK
+            status = Status.TIMEOUT if others else Status.OK
         else:
-            status = STATUS_TIMEOUT
+            status = Status.TIMEOUT
     finally:
         marker.unlink()
-    return ExecutionResult("", status, "timed out" if status == STATUS_TIMEOUT else "", 0.5,
+    return ExecutionResult("", status, "timed out" if status == Status.TIMEOUT else "", 0.5,
                            started=started, ended=time_module.time(), host="this-machine")
 
 
 def test_a_notebook_that_failed_beside_others_is_graded_again_alone(tmp_path):
-    runner = autograde_module._TaskRunner(2, function=_load_sensitive_task)
+    runner = TaskRunner(2, function=_load_sensitive_task)
     try:
         for name, kind in [("busy", "busy"), ("fragile", "fragile"), ("stuck", "stuck")]:
             runner.submit(name, {"folder": str(tmp_path), "name": name, "kind": kind})
@@ -353,7 +356,7 @@ def test_a_notebook_that_failed_beside_others_is_graded_again_alone(tmp_path):
 
 
 def test_a_failure_with_nothing_beside_it_is_not_run_again(tmp_path):
-    runner = autograde_module._TaskRunner(2, function=_load_sensitive_task)
+    runner = TaskRunner(2, function=_load_sensitive_task)
     try:
         runner.submit("stuck", {"folder": str(tmp_path), "name": "stuck", "kind": "stuck"})
         results = list(runner.results())
@@ -385,7 +388,7 @@ def test_a_timeout_beside_another_notebook_is_graded_again_alone_through_the_pip
     assert looper.status == "timeout" and looper.score == 3.0 and looper.graded_alone
     assert "while other notebooks ran on the same machine (1 other notebook overlapped its run)" in looper.reason
     assert "graded again alone at the end of the run (the same happened)" in looper.reason
-    assert "ATTENTION looper/ps_fixture/ps_fixture: timeout: " in summary.format_table()
+    assert "ATTENTION looper/ps_fixture/ps_fixture: timeout: " in format_table(summary)
     logged = [json.loads(line) for line in Course(root).grading_log_path.read_text().splitlines()]
     assert [(r["student"], r["graded_alone"]) for r in sorted(logged, key=lambda r: r["student"])] == [
         ("looper", True), ("slow", False)]
@@ -395,11 +398,11 @@ def test_a_timeout_beside_another_notebook_is_graded_again_alone_through_the_pip
 
 
 def test_the_summary_names_a_notebook_that_passed_when_graded_again_alone():
-    summary = autograde_module.AutogradeSummary()
-    summary.records.append(autograde_module.GradingRecord(
+    summary = AutogradeSummary()
+    summary.records.append(GradingRecord(
         student="s1", assignment="a", notebook="a", status="ok", score=6.0, max_score=6.0, graded_alone=True,
         reason="timed out while other notebooks ran on the same machine (1 other notebook overlapped its run); "
                "graded again alone"))
-    table = summary.format_table()
+    table = format_table(summary)
     assert "GRADED AGAIN ALONE s1/a/a: timed out while other notebooks ran" in table
     assert "ATTENTION" not in table

@@ -20,7 +20,8 @@ import pytest
 import servers
 import small_class
 from grading.autograde import autograde
-from grading.execution.runners.dask import STATUS_UNGRADED, environment_fingerprint
+from grading.core.records import Status
+from grading.execution.runners.dask import environment_fingerprint
 from grading.core.course import Course
 
 GRADING_TIMEOUT = 300  # seconds a grading run of the small class may take here
@@ -81,7 +82,7 @@ def test_dask_processes_grade_like_the_local_pool_when_a_worker_is_killed(tmp_pa
         raise outcome["error"]
     summary = outcome["summary"]
     assert processes[killed].returncode == -9
-    assert [r for r in summary.records if r.status == STATUS_UNGRADED] == []
+    assert [r for r in summary.records if r.status == Status.UNGRADED] == []
     assert sorted(r.student for r in summary.records) == sorted(small_class.STUDENTS)
     assert small_class.cell_scores(course) == local_scores
     print(f"graded on 2 Dask workers, {killed} killed mid-run: {elapsed:.1f} s")
@@ -112,7 +113,7 @@ def test_local_cluster_over_tls_grades_like_the_local_pool(tmp_path_factory, loc
             # Without the certificates the grader cannot join (no Dask TLS config here).
             autograde(course, scheduler=cluster.scheduler_address.replace("tls://", "tcp://"))
         summary = autograde(course, scheduler=cluster.scheduler_address, security=files)
-    assert [r for r in summary.records if r.status == STATUS_UNGRADED] == []
+    assert [r for r in summary.records if r.status == Status.UNGRADED] == []
     assert small_class.cell_scores(course) == local_scores
 
 
@@ -176,7 +177,7 @@ def test_a_task_the_cluster_keeps_losing_is_left_ungraded_and_graded_next_run(tm
             time.sleep(0.2)
         grader.join(GRADING_TIMEOUT)
     assert killed is not None and "summary" in outcome
-    lost = [r for r in outcome["summary"].records if r.status == STATUS_UNGRADED]
+    lost = [r for r in outcome["summary"].records if r.status == Status.UNGRADED]
     assert len(lost) == 1 and "left ungraded" in lost[0].reason and lost[0].score is None
     student = lost[0].student
     assert not (course.root / ".nbg_state" / "autograde" / "ps_fixture" / f"{student}.json").exists()
@@ -194,7 +195,7 @@ def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
 
     from grading.execution.runners.dask import execute_packed, pack_task
-    from grading.execution.sandbox.bubblewrap import Limits
+    from grading.execution.limits import Limits
 
     scratch = tmp_path / "scratch"
     (scratch / "data").mkdir(parents=True)

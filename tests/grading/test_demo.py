@@ -33,12 +33,12 @@ from grading.demo import (
     MARKER,
     build_demo_course,
     build_lms_zip,
-    format_score_table,
     repository_course_root,
     run_demo,
 )
+from grading.commands.demo import format_score_table
 from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
-from grading.feedback import split_hidden_region
+from grading.core.cells import split_hidden_region
 
 BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
 

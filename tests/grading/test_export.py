@@ -12,7 +12,8 @@ import pytest
 from graded_class import copy_course, graded_class_root
 
 from grading import Course
-from grading.export import export_grades, format_points
+from grading.core.text import format_points
+from grading.export import export_grades
 
 
 @pytest.fixture(scope="module")

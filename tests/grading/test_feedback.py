@@ -22,8 +22,8 @@ from grading.feedback import (
     clean_traceback,
     generate_feedback,
     secret_lines,
-    split_hidden_region,
 )
+from grading.core.cells import split_hidden_region
 
 
 def page_text(path):

@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from grading.execution.kernel import execute_notebook
-from grading.execution.sandbox.bubblewrap import Limits, sandbox_available
+from grading.execution.limits import Limits
+from grading.execution.sandbox.bubblewrap import sandbox_available
 
 pytestmark = pytest.mark.slow
 

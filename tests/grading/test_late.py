@@ -16,12 +16,13 @@ import pytest
 from graded_class import copy_course, graded_class_root
 
 from grading import Course
-from grading.export import export_grades, read_class_grades
+from grading.export import export_grades
+from grading.grades.read import read_class_grades
 from grading.grades.late import LatePolicy, apply_late_policy, read_extensions
 from grading.report import write_report
 
 POLICY = """
-c.AssignLatePenalties.plugin_class = "grading.grades.late.LatePolicy"
+c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
 c.LatePolicy.percent_per_interval = 10
 c.LatePolicy.interval_hours = 24
 c.LatePolicy.lowest_score_percent = 50

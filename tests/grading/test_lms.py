@@ -26,7 +26,7 @@ import pytest
 from graded_class import graded_class_root
 
 from grading import Course
-from grading.export import read_class_grades
+from grading.grades.read import read_class_grades
 from grading.lms import write_lms_csv
 
 # The fixture class's students with made-up Canvas ids (a Canvas export's layout,

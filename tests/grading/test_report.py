@@ -13,7 +13,7 @@ from graded_class import copy_course, graded_class_root
 
 from grading import Course
 from grading.report import pass_rates, write_report
-from grading.export import read_class_grades
+from grading.grades.read import read_class_grades
 
 
 def record(student, status="ok", *, reason="", seconds=1.5, sandboxed=True, attention=False):

@@ -25,8 +25,9 @@ worker and refuses, naming the worker, when
 
 A task the cluster still cannot run after Dask's retries (``KilledWorker``,
 a lost connection) is *left ungraded*: nothing goes to the gradebook or the
-state files, the summary lists it, and the next run grades it
-(:func:`lost_task_record`).
+state files, the summary lists it, and the next run grades it (the
+:class:`~grading.execution.runners.TaskRunner`'s result has status error, which
+:mod:`grading.autograde.record` records as ungraded).
 
 Where the scheduler and the grader come from: ``scheduler`` (the argument or
 ``--scheduler``), else ``c.Nbg.scheduler`` in the course's
@@ -46,12 +47,14 @@ import importlib.metadata
 import importlib.util
 import platform
 import re
-import sys
+import tempfile
 from pathlib import Path
 
+from grading.core.errors import NbgError
+from grading.execution.kernel import execute_task
+from grading.execution.sandbox.bubblewrap import build_matplotlib_cache, sandbox_available
+
 LOCAL = "local"
-STATUS_UNGRADED = "ungraded"  # the cluster lost the task: no grade, graded next run
-CONFIG_SECTION = "Nbg"
 WORKER_WAIT_SECONDS = 60
 FINGERPRINT_PACKAGES = ("nbcore", "grading")  # their source files are hashed too
 INSTALL_HINT = "install Dask with `pip install -e '.[dask]'` (dask[distributed])"
@@ -72,11 +75,11 @@ class ClusterSettings:
         if not any(given):
             return None
         if not all(given):
-            raise ValueError("TLS needs all three of the CA file, the certificate and the key "
+            raise NbgError("TLS needs all three of the CA file, the certificate and the key "
                              "(--tls-ca-file, --tls-cert, --tls-key or c.Nbg.tls_*)")
         for path in given:
             if not Path(path).is_file():
-                raise ValueError(f"TLS file {path} does not exist")
+                raise NbgError(f"TLS file {path} does not exist")
         from distributed import Security
 
         return Security(tls_ca_file=self.tls_ca_file, tls_client_cert=self.tls_cert,
@@ -95,16 +98,16 @@ def cluster_settings(course, scheduler=None, tls_ca_file=None, tls_cert=None, tl
     >>> cluster_settings(course, "tls://10.0.0.5:8786").scheduler
     'tls://10.0.0.5:8786'
     """
-    section = course.config.get(CONFIG_SECTION, {})
+    settings = course.settings
 
     def pick(value, key):
-        return value if value is not None else section.get(key)
+        return value if value is not None else getattr(settings, key)
 
     address = pick(scheduler, "scheduler")
     if not address or address == LOCAL:
         return None
     if not isinstance(address, str) or not re.match(r"^(tcp|tls|inproc|ucx|ws|wss)://|^[\w.\-\[\]:]+$", address):
-        raise ValueError(f"scheduler address {address!r} is not a Dask address such as tcp://host:8786 "
+        raise NbgError(f"scheduler address {address!r} is not a Dask address such as tcp://host:8786 "
                          "or tls://host:8786")
     return ClusterSettings(address, pick(tls_ca_file, "tls_ca_file"), pick(tls_cert, "tls_cert"),
                            pick(tls_key, "tls_key"))
@@ -138,8 +141,6 @@ def worker_report(sandboxed=True) -> dict:
     report = {"python": platform.python_version(), "fingerprint": environment_fingerprint(),
               "sandbox": (True, "")}
     if sandboxed:
-        from grading.execution.sandbox.bubblewrap import sandbox_available
-
         report["sandbox"] = sandbox_available()
     return report
 
@@ -168,7 +169,7 @@ def check_workers(client, sandboxed=True, wait_seconds=WORKER_WAIT_SECONDS) -> i
     try:
         client.wait_for_workers(1, timeout=wait_seconds)
     except Exception:
-        raise ValueError(f"no Dask worker connected to the scheduler {client.scheduler.address} within "
+        raise NbgError(f"no Dask worker connected to the scheduler {client.scheduler.address} within "
                          f"{wait_seconds} s: start workers (`dask worker ADDRESS --nthreads 1`)") from None
     workers = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) else \
         client.scheduler_info()["workers"]
@@ -192,7 +193,7 @@ def check_workers(client, sandboxed=True, wait_seconds=WORKER_WAIT_SECONDS) -> i
             problems.append(f"{label}: runs {threads} threads; start workers with `--nthreads 1` (one "
                             "kernel per worker process, each with its own sandbox uid and process limit)")
     if problems:
-        raise ValueError("cannot grade on this cluster:\n  " + "\n  ".join(problems))
+        raise NbgError("cannot grade on this cluster:\n  " + "\n  ".join(problems))
     return len(reports)
 
 
@@ -222,18 +223,13 @@ _WORKER_MATPLOTLIB_CACHE = []
 
 def execute_packed(task: dict):
     """Run on a worker: rebuild the scratch folder from the task's files, execute, clean up."""
-    import tempfile
-
-    from grading.execution.kernel import execute_task
-    from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
-
     with tempfile.TemporaryDirectory(prefix="nbg-worker-") as folder:
         scratch = Path(folder) / "submission"
         scratch.mkdir()
         for name, data in task["scratch_files"].items():
             target = scratch / name
             if ".." in Path(name).parts:
-                raise ValueError(f"refusing the path {name!r} in a task")
+                raise NbgError(f"refusing the path {name!r} in a task")
             if data is None:
                 target.mkdir(parents=True, exist_ok=True)
             else:
@@ -262,8 +258,6 @@ class DaskExecutor(concurrent.futures.Executor):
         self._executor = client.get_executor(pure=False)  # every task runs, even twice the same
 
     def submit(self, fn, /, *args, **kwargs):
-        from grading.execution.kernel import execute_task
-
         if fn is execute_task and len(args) == 1 and "scratch_dir" in args[0] and not kwargs:
             return self._executor.submit(execute_packed, pack_task(args[0]))
         return self._executor.submit(fn, *args, **kwargs)
@@ -287,12 +281,12 @@ def connect(settings: ClusterSettings, sandboxed=True) -> DaskExecutor:
     try:
         from distributed import Client
     except ImportError:
-        raise ValueError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from None
+        raise NbgError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from None
     security = settings.security()
     try:
         client = Client(settings.scheduler, security=security, timeout=30, set_as_default=False)
     except (OSError, TimeoutError) as error:
-        raise ValueError(f"cannot reach the Dask scheduler {settings.scheduler}: {error}") from None
+        raise NbgError(f"cannot reach the Dask scheduler {settings.scheduler}: {error}") from None
     try:
         check_workers(client, sandboxed=sandboxed)
     except BaseException:
@@ -300,23 +294,4 @@ def connect(settings: ClusterSettings, sandboxed=True) -> DaskExecutor:
         raise
     return DaskExecutor(client)
 
-
-def lost_task_record(job, notebook_id, error):
-    """The summary's record of a notebook the cluster could not run: no grade is written.
-
-    Its status ``ungraded`` needs attention; it goes neither to the gradebook
-    nor to the grading log or the state files, so the next run grades the
-    submission.
-    """
-    import shutil
-
-    from grading.autograde import GradingRecord
-
-    if job.staging is not None:
-        shutil.rmtree(job.staging, ignore_errors=True)  # this submission is not finished in this run
-    what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return GradingRecord(
-        student=job.student, assignment=job.assignment, notebook=notebook_id, status=STATUS_UNGRADED,
-        reason=f"the cluster could not run it ({what}); the submission is left ungraded: run again",
-    )
 

@@ -7,9 +7,9 @@ in `bubblewrap <https://github.com/containers/bubblewrap>`_ (``bwrap``):
 * new network, PID, IPC and UTS namespaces: no network at all (not even
   loopback to the host), no view of the grader's processes;
 * a file system built from scratch: read-only ``/usr``, the Python
-  installation and virtual environment that run the kernel, the ``nbcore``
-  package (the hidden tests import it), a few files of ``/etc`` (fonts, the
-  loader cache); a private empty ``/tmp``; and, writable, only the scratch
+  installation and virtual environment that run the kernel, the student kit
+  ``nbkit`` (never the reference ``nbcore``: the tests run in the judge), a few
+  files of ``/etc`` (fonts, the loader cache); a private empty ``/tmp``; and, writable, only the scratch
   copy of this one submission, which is also the working directory. The
   gradebook, the course's folders, other students' submissions and the
   source notebooks are simply not there;
@@ -33,13 +33,15 @@ counts on top of the user's current processes.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from grading.core.errors import NbgError
+from grading.execution.limits import Limits
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora/RHEL: "
@@ -54,58 +56,6 @@ SANDBOX_UID_BASE = 1_900_000_000
 SANDBOX_UID_SPAN = 1_000_000
 # /etc files some libraries read; everything else of /etc stays hidden.
 ETC_FILES = ("/etc/alternatives", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/etc/mime.types")
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """Resource limits for one kernel.
-
-    Parameters
-    ----------
-    cell_timeout : float or None
-        Seconds a cell may run before it is interrupted (None: no limit).
-    max_output_bytes : int
-        Output (text and data) a notebook may produce before the grader
-        stops its kernel, so a flood cannot exhaust the grader's memory.
-    memory_bytes : int or None
-        Address-space limit of the kernel (sandbox only; None: no limit).
-    max_processes : int or None
-        Processes and threads the kernel may have (sandbox only).
-    cpu_seconds : int or None
-        CPU time of the whole kernel (sandbox only); past it the kernel is killed.
-    file_bytes : int or None
-        Largest file the kernel may write (sandbox only).
-    notebook_timeout : float or None
-        Seconds the whole notebook may run (its cells and its tests).
-    max_code_cells : int or None
-        Code cells of one notebook that are run; a notebook with more stops there.
-    tmpfs_bytes : int or None
-        Size of the sandbox's ``/tmp`` and ``/dev/shm`` each (memory the
-        address-space limit does not count).
-    """
-
-    cell_timeout: float | None = 30
-    max_output_bytes: int = 20_000_000
-    memory_bytes: int | None = 4 * 2**30
-    max_processes: int | None = 64
-    cpu_seconds: int | None = 600
-    file_bytes: int | None = 100_000_000
-    notebook_timeout: float | None = 900
-    max_code_cells: int | None = 500
-    tmpfs_bytes: int | None = 256 * 2**20
-
-    def __post_init__(self):
-        if self.cell_timeout is not None and self.cell_timeout <= 0:
-            raise ValueError(
-                f"cell_timeout must be a positive number of seconds or None, got {self.cell_timeout}"
-            )
-        if self.max_output_bytes <= 0:
-            raise ValueError(f"max_output_bytes must be positive, got {self.max_output_bytes}")
-        for name in ("memory_bytes", "max_processes", "cpu_seconds", "file_bytes", "notebook_timeout",
-                     "max_code_cells", "tmpfs_bytes"):
-            value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise ValueError(f"{name} must be positive or None (no limit), got {value}")
 
 
 def _running_as_root() -> bool:
@@ -447,7 +397,7 @@ def make_kernel_manager(scratch_dir, *, limits: Limits, sandboxed: bool, kernel_
     """
     scratch = Path(scratch_dir).resolve()
     if not scratch.is_dir():
-        raise ValueError(f"scratch_dir {scratch_dir} is not a directory")
+        raise NbgError(f"scratch_dir {scratch_dir} is not a directory")
     if not sandboxed:
         from jupyter_client.manager import AsyncKernelManager
 

@@ -24,7 +24,7 @@ import adversarial_fixtures as adv  # noqa: E402
 
 from grading.autograde import autograde  # noqa: E402
 from grading.core.course import Course  # noqa: E402
-from grading.execution.sandbox.bubblewrap import Limits  # noqa: E402
+from grading.execution.limits import Limits  # noqa: E402
 
 # No skip without the sandbox: `make test` installs bubblewrap, and grading
 # without it fails with the install hint.

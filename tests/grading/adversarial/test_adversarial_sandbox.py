@@ -20,7 +20,8 @@ import adversarial_fixtures as adv  # noqa: E402
 
 from grading.execution.sandbox import bubblewrap as sandbox  # noqa: E402
 from grading.execution.kernel import execute_notebook  # noqa: E402
-from grading.execution.sandbox.bubblewrap import Limits, bwrap_command, sandbox_available  # noqa: E402
+from grading.execution.limits import Limits  # noqa: E402
+from grading.execution.sandbox.bubblewrap import bwrap_command, sandbox_available  # noqa: E402
 
 AVAILABLE, WHY = sandbox_available()
 # `make test` installs bubblewrap: without it these tests fail (with the

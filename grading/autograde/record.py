@@ -1,0 +1,139 @@
+"""Record: executed notebooks into the gradebook, the autograded folder, the state and the log.
+
+Post-processing runs nbgrader's own steps (which write the gradebook), so only
+the grading process writes grades. A notebook the grader could not run is
+not graded (the next run grades it); a notebook whose scores could not be
+recorded gets 0, never unchecked points.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import nbformat
+
+from grading.autograde.jobs import SubmissionJob
+from grading.autograde.scan import ScanResult
+from grading.core import state
+from grading.core.records import GradingRecord, Status, append_records, now
+from grading.core.text import describe_error
+
+
+class Recorder:
+    """The grading process's second half: results into grades and records."""
+
+    def __init__(self, course, steps, sandboxed):
+        self.course, self.steps, self.sandboxed = course, steps, sandboxed
+        self.permissions = int(str(steps.converter.permissions), 8)
+
+    def fail_job(self, job: SubmissionJob, reason: str) -> list:
+        """Records for a submission the grader failed on as a whole: ungraded, graded next run."""
+        job.failed = True
+        if job.staging is not None:
+            shutil.rmtree(job.staging, ignore_errors=True)
+        records = [GradingRecord(student=job.student, assignment=job.assignment, notebook=notebook_id,
+                                 status=Status.ERROR, reason=f"{reason}; not graded, the next run tries again",
+                                 sandboxed=self.sandboxed, graded_at=now())
+                   for notebook_id in job.notebook_ids]
+        self._log(records)
+        return records
+
+    def finish_safely(self, job: SubmissionJob) -> list:
+        """:meth:`finish`, with any failure of the grader turned into that submission's error records."""
+        try:
+            return self.finish(job)
+        except Exception as error:
+            return self.fail_job(job, f"the grader could not record it: {describe_error(error)}")
+
+    def finish(self, job: SubmissionJob) -> list:
+        """Post-process executed notebooks, write the outputs and the gradebook, mark done.
+
+        A notebook the grader could not run is not graded (its gradebook rows are left
+        alone, and the submission's state is not saved, so the next run grades it); a
+        notebook whose scores could not be recorded gets 0 (never unchecked points).
+        """
+        records = []
+        for notebook_id in job.notebook_ids:
+            if notebook_id in job.records:
+                records.append(job.records[notebook_id])
+                continue
+            result = job.results[notebook_id]
+            if result.status == Status.ERROR:
+                # Never a grade: not in the gradebook, the log or the state; the next run grades it.
+                job.grader_failed = True
+                records.append(GradingRecord(
+                    student=job.student, assignment=job.assignment, notebook=notebook_id,
+                    status=Status.UNGRADED, sandboxed=self.sandboxed, graded_at=now(),
+                    reason=f"the grader could not run it ({result.reason}); the submission is left "
+                           "ungraded: the next run grades it"))
+                continue
+            try:
+                notebook = nbformat.reads(result.notebook_json, as_version=4)
+                notebook = self.steps.post_process(notebook, job.student, job.assignment, notebook_id)
+            except Exception as error:
+                job.grader_failed = True
+                try:  # fail closed: whatever nbgrader had written of it is replaced by 0
+                    self.steps.zero_notebook(job.student, job.assignment, notebook_id)
+                except Exception:
+                    pass
+                records.append(self.record(job, notebook_id, Status.ERROR,
+                                            f"nbgrader could not score it ({describe_error(error)}); it counts 0 "
+                                            "until the next run grades it again", result.seconds))
+                continue
+            state.write_atomic(job.staging / f"{notebook_id}.ipynb", nbformat.writes(notebook))
+            status, reason = self._apply_notes(job, notebook_id, result)
+            record = self.record(job, notebook_id, status, reason, result.seconds)
+            record.graded_alone = bool(result.graded_alone)
+            records.append(record)
+        state.set_read_only(job.staging, self.permissions)
+        state.swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
+        saved_at = state.state_path(self.course, job.student, job.assignment)
+        if job.grader_failed:
+            saved_at.unlink(missing_ok=True)  # graded again by the next run
+        else:
+            saved = {"hash": job.content_hash, "graded_at": now(),
+                     "statuses": {r.notebook: r.status for r in records}}
+            state.write_atomic(saved_at, json.dumps(saved, indent=1))
+        self._log([r for r in records if r.status != Status.UNGRADED])
+        return records
+
+    def _log(self, records):
+        append_records(self.course.grading_log_path, records)
+
+    def _apply_notes(self, job, notebook_id, result):
+        """Zero the deleted test cells; the record's status and reason."""
+        scan, ignored, deleted, edited = job.notes.get(notebook_id, (ScanResult(), [], {}, []))
+        if deleted.get("tests"):  # deleted test cells get 0; the scan only flags
+            self.steps.zero_cells(job.student, job.assignment, notebook_id, deleted["tests"])
+        reasons = [result.reason] if result.reason else []
+        if result.graded_alone:
+            reasons.append(result.graded_alone)
+        if scan.flagged:
+            reasons.append(scan.reason())
+        if deleted.get("tests"):
+            reasons.append(f"the test cell(s) {', '.join(deleted['tests'])} were deleted from the notebook, "
+                           "so they get no points")
+        if deleted.get("answers"):
+            reasons.append(f"the answer cell(s) {', '.join(deleted['answers'])} were deleted from the notebook")
+        if edited:
+            reasons.append(f"the test cell(s) {', '.join(edited)} were edited; the original tests were used")
+        reasons += ignored + result.incidents
+        status = result.status
+        if status == Status.OK and (scan.flagged or deleted or edited):
+            status = Status.FLAGGED
+        elif status == Status.OK and (ignored or result.incidents):
+            status = Status.BLOCKED
+        return status, "; ".join(reasons)
+
+    def record(self, job, notebook_id, status, reason, seconds=0.0):
+        score = max_score = None
+        try:
+            score, max_score, _ = self.steps.notebook_score(job.student, job.assignment, notebook_id)
+        except Exception:
+            pass  # e.g. the submission row could not be created; the status says why
+        return GradingRecord(
+            student=job.student, assignment=job.assignment, notebook=notebook_id, status=status,
+            reason=reason, seconds=round(seconds, 3), sandboxed=self.sandboxed, score=score,
+            max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=now(),
+        )

@@ -1,0 +1,77 @@
+"""``nbg autograde``: grade submissions in parallel, then print one row per notebook."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from grading.autograde import AutogradeSummary, autograde
+from grading.commands._progress import ProgressBar
+from grading.core.course import Course
+from grading.core.settings import settings_help
+from grading.core.text import text_table
+
+
+def format_table(summary: AutogradeSummary) -> str:
+    """One row per graded notebook, then the totals and what needs attention."""
+    rows = [
+        (r.student, r.assignment, r.notebook, "-" if r.score is None else f"{r.score:g}/{r.max_score:g}",
+         f"{r.status}" + (" (late)" if r.late else ""), f"{r.seconds:.1f}")
+        for r in summary.records
+    ]
+    lines = text_table(("student", "assignment", "notebook", "score", "status", "seconds"), rows)
+    lines.append(
+        f"{len(summary.records)} notebook(s) graded, {len(summary.skipped)} submission(s) unchanged "
+        f"and skipped, {len(summary.needs_attention)} need attention, {summary.seconds:.1f} s"
+    )
+    for record in summary.needs_attention:
+        lines.append(f"  ATTENTION {record.student}/{record.assignment}/{record.notebook}: "
+                     f"{record.status}: {record.reason}")
+    for record in summary.records:
+        if record.graded_alone and not record.needs_attention:
+            lines.append(f"  GRADED AGAIN ALONE {record.student}/{record.assignment}/{record.notebook}: "
+                         f"{record.reason}")
+    return "\n".join(lines)
+
+
+def add_arguments(parser):
+    parser.epilog = settings_help()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("assignments", nargs="*", help="assignment ids (default: all in source/)")
+    parser.add_argument("--student", action="append", dest="students", metavar="ID",
+                        help="grade only this student (repeatable)")
+    parser.add_argument("-j", "--workers", type=int, default=None,
+                        help="parallel kernels (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=None, dest="cell_timeout",
+                        help="seconds per cell (default: c.Execute.timeout of the course config, else 30)")
+    parser.add_argument("--force", action="store_true", help="grade again submissions that did not change")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run student code WITHOUT the bubblewrap sandbox, with your permissions "
+                             "(only for trusted submissions; the report shows a banner)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run the notebooks on this Dask scheduler (tcp://host:8786, tls://host:8786), "
+                             "one at a time per worker, -j unused; default: c.Nbg.scheduler of the course "
+                             "config; 'local': the local pool")
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="TLS: CA certificate of the Dask cluster")
+    parser.add_argument("--tls-cert", metavar="PEM", help="TLS: this grader's certificate")
+    parser.add_argument("--tls-key", metavar="PEM", help="TLS: this grader's private key")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--verbose", action="store_true", help="show nbgrader's log messages")
+
+
+def run(args) -> int:
+    if not args.verbose:
+        # nbgrader warns for every restored cell of every submission; the summary
+        # table says what matters.
+        logging.getLogger("traitlets").setLevel(logging.ERROR)
+    course = Course(args.course, db_url=args.db)
+    bar = ProgressBar(enabled=not args.quiet)
+    summary = autograde(
+        course, assignments=args.assignments or None, students=args.students,
+        workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
+        sandboxed=not args.unsafe_no_sandbox, scheduler=args.scheduler, on_progress=bar,
+        security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key},
+    )
+    bar.close()
+    print(format_table(summary))
+    return summary.exit_code

@@ -1,0 +1,78 @@
+"""``nbg demo``: the whole pipeline on a generated demo class, then a summary."""
+
+from __future__ import annotations
+
+from grading.commands._progress import ProgressBar
+from grading.core.records import Status
+from grading.core.text import format_points
+from grading.demo import DEFAULT_OUT, DemoResult, run_demo
+from grading.demo.students import DEMO_STUDENTS
+
+
+def format_score_table(result: DemoResult) -> str:
+    """The class's scores as a text table: one row per student, totals last."""
+    assignments = sorted(result.max_scores)
+    notes = {}
+    for record in getattr(result.summary, "records", []):
+        if record.status != Status.OK:
+            notes.setdefault(record.student, []).append(f"{record.notebook}: {record.status}")
+    descriptions = {s.student_id: s.description for s in DEMO_STUDENTS}
+    header = ["student", *assignments, "total", "what the student did"]
+    rows = []
+    for student in sorted(result.scores, key=lambda s: -result.total(s)):
+        cells = [format_points(result.scores[student].get(a)) or "-" for a in assignments]
+        what = descriptions.get(student, "")
+        if notes.get(student):
+            what += f" [{'; '.join(notes[student])}]"
+        rows.append([student, *cells, format_points(result.total(student)), what])
+    rows.append(["(max)", *(format_points(result.max_scores[a]) for a in assignments),
+                 format_points(sum(result.max_scores.values())), ""])
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for row in [header, *rows]:
+        padded = [str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(padded) + "  " + row[-1])
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def print_summary(result: DemoResult, echo=print) -> None:
+    """Print the score table and where every output went."""
+    echo("")
+    echo(format_score_table(result))
+    echo("")
+    echo("Max includes the written answers (graded by hand in nbgrader's formgrader),")
+    echo("so no student reaches it automatically; late work loses 10% of the points per")
+    echo("started day (at most down to 50%); the report explains each penalty and lists")
+    echo("similar answers (copier-a and copier-b) for review.")
+    echo("")
+    echo(f"course root:        {result.course_root}")
+    echo(f"student releases:   {', '.join(str(p) for p in result.release_zips)}")
+    echo(f"feedback ({len(result.feedback)} files): {result.course_root / 'feedback'}")
+    echo(f"grades for the LMS: {result.grades_csv}")
+    echo(f"per test cell:      {result.cells_csv}")
+    echo(f"class report:       {result.report}")
+    echo(f"grading log:        {result.course_root / 'grading_log.jsonl'}")
+    echo(f"student kernels:    {'sandboxed' if result.sandboxed else 'NOT sandboxed (see the report)'}")
+    echo(f"done in {result.seconds:.0f} s")
+
+
+def add_arguments(parser) -> None:
+    """Options of ``nbg demo``."""
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"folder for the demo course and outputs (default: {DEFAULT_OUT}/)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="parallel kernels (default: the number of cores)")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="grade without the sandbox even if the machine has it")
+
+
+def run(args) -> int:
+    """Entry point of ``nbg demo``; returns the exit code (0: the demo ran)."""
+    bar = ProgressBar()
+    result = run_demo(args.out, workers=args.workers,
+                      sandboxed=False if args.unsafe_no_sandbox else None, echo=print,
+                      on_progress=bar)
+    bar.close()
+    print_summary(result)
+    return 0

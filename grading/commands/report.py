@@ -1,0 +1,27 @@
+"""``nbg report``: one HTML page of how the class did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grading.core.course import Course
+from grading.core.lock import warn_if_unfinished
+from grading.report import write_report
+
+
+def add_arguments(parser) -> None:
+    """Options of ``nbg report``."""
+    parser.add_argument(
+        "--out", default=None, help="HTML file to write (default: <course root>/report.html)"
+    )
+    parser.add_argument("--similarity-threshold", type=float, default=None, metavar="SHARE",
+                        help="list pairs sharing at least this share of their answer code (default: 0.8)")
+
+
+def run(args) -> int:
+    """Entry point of ``nbg report``; returns the exit code."""
+    course = Course(args.course, db_url=args.db)
+    warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
+    out_path = Path(args.out) if args.out else course.root / "report.html"
+    print(f"report: {write_report(course, out_path, args.similarity_threshold)}")
+    return 0

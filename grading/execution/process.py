@@ -1,0 +1,39 @@
+"""Processes that end with their parent, and the pool that executes notebooks.
+
+RUNS INSIDE THE JUDGE SANDBOX too (:func:`die_with_parent`): standard library only.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import sys
+
+
+def die_with_parent(parent_pid: int):
+    """Be killed when the process ``parent_pid`` (this one's parent) dies (Linux)."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return  # not Linux: the sandbox's PID namespace still ends its processes
+    if os.getppid() != parent_pid:  # the parent died before that took effect
+        os._exit(1)
+
+
+def make_pool(workers):
+    """A process pool for notebook execution.
+
+    On Linux the workers are forked: importing nbgrader (through jupyter_server)
+    takes seconds per process, and a fork inherits it. The grading process holds
+    no threads or open gradebook sessions when the pool starts, and workers never
+    touch the gradebook, so forking is safe here.
+    """
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
+    context = multiprocessing.get_context(method)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                                  initializer=die_with_parent, initargs=(os.getpid(),))
+

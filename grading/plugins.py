@@ -1,0 +1,10 @@
+"""The names a course's ``nbgrader_config.py`` may use; they stay put when modules move.
+
+For example ``c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"`` and
+``from grading.plugins import feedback_preprocessors``.
+"""
+
+from grading.feedback import GradingNotice, HideHiddenTests, feedback_preprocessors
+from grading.grades.late import LatePolicy
+
+__all__ = ["GradingNotice", "HideHiddenTests", "LatePolicy", "feedback_preprocessors"]

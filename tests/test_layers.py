@@ -1,0 +1,175 @@
+"""The import direction of the code, as a contract (imports inside functions count too).
+
+``grading`` is layered: commands over the demo, over the pipeline steps, over
+the services, over ``core``. A module imports only from its own top-level
+package or from a lower layer; the steps (and the services) never import each
+other. Code that runs inside a sandbox imports nothing of ``grading`` but its
+own kind. The student kit and the reference never import the grader, the kit
+never imports the reference, and no import cycle exists anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("grading", "nbcore", "nbkit", "bench")
+
+# Top to bottom; the entries of one layer are siblings that may not import each other.
+LAYERS = [
+    ["grading.cli", "grading.__main__"],
+    ["grading.commands", "grading.plugins", "grading.late"],  # late: the plugin's old name
+    ["grading.demo"],
+    ["grading.release", "grading.collect", "grading.autograde", "grading.validate", "grading.status",
+     "grading.feedback", "grading.export", "grading.report"],
+    ["grading.grades", "grading.lms", "grading.execution"],
+    ["grading.core"],
+]
+# Run inside the student's kernel or the judge's sandbox: stdlib, NumPy and each other only.
+RUNTIME = {"grading.execution.plain", "grading.execution.frames", "grading.execution.kernel_runtime",
+           "grading.execution.judge_runtime", "grading.execution.process"}
+MAX_LINES = 500
+MAX_MODULES_PER_FOLDER = 15
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def source_files():
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def imports_of(path: Path, known: set) -> set:
+    """The project modules ``path`` imports, anywhere in the file."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target in known:
+                found.add(target)
+    found.discard(name)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict:
+    files = list(source_files())
+    known = {module_name(path) for path in files}
+    return {module_name(path): imports_of(path, known) for path in files}
+
+
+def layer_of(module: str):
+    for index, layer in enumerate(LAYERS):
+        for entry in layer:
+            if module == entry or module.startswith(entry + "."):
+                return index, entry
+    return None, None
+
+
+def layer_violations(graph: dict) -> list:
+    bad = []
+    for importer, targets in graph.items():
+        if not importer.startswith("grading.") or importer == "grading.__main__":
+            continue  # the package's own __init__ only re-exports Course lazily
+        low, own = layer_of(importer)
+        for target in targets:
+            if not target.startswith("grading.") or target == "grading":
+                continue
+            high, theirs = layer_of(target)
+            if own is None or theirs is None:
+                bad.append(f"{importer} -> {target}: a module outside the layers (add it to LAYERS)")
+            elif own != theirs and high <= low:
+                bad.append(f"{importer} -> {target}: {own} may import only lower layers, not {theirs}")
+    return bad
+
+
+def test_layers_import_only_downwards(graph):
+    assert layer_violations(graph) == []
+
+
+def test_the_layer_check_catches_a_planted_violation(graph):
+    planted = {**graph, "grading.core.text": graph.get("grading.core.text", set()) | {"grading.autograde"},
+               "grading.export": graph.get("grading.export", set()) | {"grading.report"}}
+    assert len(layer_violations(planted)) == len(layer_violations(graph)) + 2
+
+
+def test_sandbox_runtime_imports_only_its_own_kind(graph):
+    bad = {module: sorted(t for t in graph[module] if t.startswith("grading") and t not in RUNTIME | {"grading", "grading.execution"})
+           for module in RUNTIME if module in graph}
+    assert {module: targets for module, targets in bad.items() if targets} == {}
+    assert RUNTIME <= set(graph), "a runtime module was renamed: update RUNTIME"
+
+
+def test_kit_and_reference_never_import_the_grader(graph):
+    bad = [(module, target) for module, targets in graph.items() for target in targets
+           if module.startswith(("nbkit", "nbcore")) and target.startswith("grading")
+           or module.startswith("nbkit") and target.startswith("nbcore")]
+    assert bad == []
+
+
+def find_cycle(graph: dict):
+    """One import cycle as a list of modules, or None."""
+    state, stack = {}, []
+
+    def visit(module):
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            # importing a package's submodule imports the package's __init__, not a cycle through it
+            if module.startswith(target + "."):
+                continue
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[module] = "done"
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_no_import_cycle(graph):
+    assert find_cycle(graph) is None
+
+
+def test_the_cycle_check_finds_a_planted_cycle(graph):
+    planted = {**graph, "grading.core.course": graph["grading.core.course"] | {"grading.report"},
+               "grading.report": graph["grading.report"] | {"grading.core.course"}}
+    assert find_cycle(planted) is not None
+
+
+def test_modules_and_folders_stay_small():
+    long = {str(path.relative_to(ROOT)): n for path in source_files()
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+    crowded = {str(folder.relative_to(ROOT)): n for package in PACKAGES for folder in [ROOT / package,
+               *(p for p in (ROOT / package).rglob("*") if p.is_dir() and p.name != "__pycache__")]
+               if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER}
+    assert crowded == {}
