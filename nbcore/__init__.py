@@ -13,6 +13,7 @@ from nbcore.categorical import (
 )
 from nbcore.estimation import (
     bernoulli_mle,
+    beta_credible_interval,
     beta_map,
     beta_posterior,
     beta_posterior_mean,
@@ -44,6 +45,7 @@ __all__ = [
     "bernoulli_feature_log_prob",
     "bernoulli_jll",
     "bernoulli_mle",
+    "beta_credible_interval",
     "beta_map",
     "beta_posterior",
     "beta_posterior_mean",
