@@ -33,6 +33,7 @@ from nbcore.linear import SharedVarianceGaussianNB, linear_form
 from nbcore.logistic import LogisticRegression
 from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
+from nbcore.selection import mutual_information
 
 __all__ = [
     "BernoulliNB",
@@ -64,6 +65,7 @@ __all__ = [
     "ml_hypothesis",
     "multinomial_feature_log_prob",
     "multinomial_jll",
+    "mutual_information",
     "posterior",
     "unnormalized_posterior",
 ]
