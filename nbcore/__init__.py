@@ -13,6 +13,7 @@ from nbcore.categorical import (
 )
 from nbcore.estimation import (
     bernoulli_mle,
+    beta_credible_interval,
     beta_map,
     beta_posterior,
     beta_posterior_mean,
@@ -32,6 +33,7 @@ from nbcore.linear import SharedVarianceGaussianNB, linear_form
 from nbcore.logistic import LogisticRegression
 from nbcore.mixed import MixedNB
 from nbcore.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
+from nbcore.selection import mutual_information
 
 __all__ = [
     "BernoulliNB",
@@ -44,6 +46,7 @@ __all__ = [
     "bernoulli_feature_log_prob",
     "bernoulli_jll",
     "bernoulli_mle",
+    "beta_credible_interval",
     "beta_map",
     "beta_posterior",
     "beta_posterior_mean",
@@ -62,6 +65,7 @@ __all__ = [
     "ml_hypothesis",
     "multinomial_feature_log_prob",
     "multinomial_jll",
+    "mutual_information",
     "posterior",
     "unnormalized_posterior",
 ]

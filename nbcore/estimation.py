@@ -29,6 +29,7 @@ __all__ = [
     "beta_map",
     "beta_posterior_mean",
     "beta_posterior",
+    "beta_credible_interval",
     "m_estimate",
     "categorical_mle",
     "dirichlet_posterior_mean",
@@ -157,6 +158,43 @@ def beta_posterior(k, n, a, b):
     """
     k = _as_float(k)
     return _as_float(a + k), _as_float(b + _as_float(n) - k)
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    """Equal-tailed credible interval of a coin's bias under a Beta(a, b) prior.
+
+    The posterior is Beta(a + k, b + n - k); the interval runs from its
+    ``(1 - level) / 2`` quantile to its ``(1 + level) / 2`` quantile, so that
+    the posterior puts ``(1 - level) / 2`` of its mass on each side.
+
+    Parameters
+    ----------
+    k, n : array-like
+        Heads and tosses (elementwise for arrays of the same shape).
+    a, b : float
+        Parameters of the Beta prior.
+    level : float, default 0.95
+        Posterior probability inside the interval, in (0, 1).
+
+    Returns
+    -------
+    (lower, upper) : pair of ndarrays of the shape of ``k``.
+
+    Examples
+    --------
+    Three heads in three tosses, uniform prior: the posterior Beta(4, 1) has
+    CDF ``theta**4``, so the bounds are ``0.025**(1/4)`` and ``0.975**(1/4)``.
+
+    >>> [round(float(v), 5) for v in beta_credible_interval(3, 3, 1, 1)]
+    [0.39764, 0.99369]
+    """
+    from scipy import stats
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    a_post, b_post = beta_posterior(k, n, a, b)
+    tail = (1.0 - level) / 2.0
+    return _as_float(stats.beta.ppf(tail, a_post, b_post)), _as_float(stats.beta.ppf(1.0 - tail, a_post, b_post))
 
 
 def m_estimate(n_c, n, p, m):

@@ -47,6 +47,40 @@ def test_coin_estimates():
     assert est.beta_posterior_mean(0, 2, 1, 1) == pytest.approx(1 / 4)
 
 
+def test_beta_credible_interval_closed_forms():
+    # Beta(k + 1, 1) (k heads in k tosses, uniform prior) has CDF theta**(k + 1).
+    lower, upper = est.beta_credible_interval(3, 3, 1, 1)
+    assert float(lower) == pytest.approx(0.025 ** (1 / 4))
+    assert float(upper) == pytest.approx(0.975 ** (1 / 4))
+    # Beta(1, n + 1) (no heads in n tosses) has CDF 1 - (1 - theta)**(n + 1).
+    lower, upper = est.beta_credible_interval([0, 0], [4, 9], 1, 1, level=0.9)
+    np.testing.assert_allclose(lower, [1 - 0.95 ** (1 / 5), 1 - 0.95 ** (1 / 10)])
+    np.testing.assert_allclose(upper, [1 - 0.05 ** (1 / 5), 1 - 0.05 ** (1 / 10)])
+    # No data and a uniform prior: the central 95 % of the uniform distribution.
+    lower, upper = est.beta_credible_interval(0, 0, 1, 1)
+    assert (float(lower), float(upper)) == pytest.approx((0.025, 0.975))
+    # A symmetric posterior Beta(5, 5): the interval is symmetric about 1/2.
+    lower, upper = est.beta_credible_interval(3, 6, 2, 2)
+    assert float(lower) + float(upper) == pytest.approx(1.0)
+
+
+def test_beta_credible_interval_leaves_the_stated_mass_in_each_tail():
+    # Integrate the unnormalised posterior theta^(k+a-1) (1-theta)^(n-k+b-1) on a fine grid.
+    k, n, a, b, level = 7, 20, 2.0, 3.0, 0.8
+    lower, upper = est.beta_credible_interval(k, n, a, b, level=level)
+    theta = np.linspace(0.0, 1.0, 400_001)
+    density = theta ** (k + a - 1) * (1 - theta) ** (n - k + b - 1)
+    cdf = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2)])
+    cdf /= cdf[-1]
+    assert np.interp(float(lower), theta, cdf) == pytest.approx(0.1, abs=1e-6)
+    assert np.interp(float(upper), theta, cdf) == pytest.approx(0.9, abs=1e-6)
+
+
+def test_beta_credible_interval_rejects_a_level_outside_0_1():
+    with pytest.raises(ValueError, match="level must be in"):
+        est.beta_credible_interval(1, 2, 1, 1, level=95)
+
+
 def test_m_estimate():
     assert est.m_estimate(0, 5, 0.5, 2) == pytest.approx(1 / 7)
     assert est.m_estimate(3, 4, 0.25, 0) == 0.75  # m = 0: the MLE

@@ -312,6 +312,99 @@ def m_estimate(n_c, n, p, m):
     return n_c''',
         },
     },
+    "beta_credible_interval": {
+        "tests": _tests("beta_credible_interval"),
+        "correct": {
+            "ppf": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    tail = (1 - level) / 2
+    return stats.beta.ppf(tail, a + k, b + n - k), stats.beta.ppf(1 - tail, a + k, b + n - k)''',
+            "frozen_interval": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    posterior = stats.beta(a + np.asarray(k), b + np.asarray(n) - np.asarray(k))
+    lower, upper = posterior.interval(level)
+    return lower, upper''',
+            "loops_betaincinv": '''import numpy as np
+from scipy.special import betaincinv
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    pairs = [(betaincinv(a + h, b + t - h, (1 - level) / 2), betaincinv(a + h, b + t - h, (1 + level) / 2))
+             for h, t in zip(np.ravel(k), np.ravel(n))]
+    lower = np.array([p[0] for p in pairs]).reshape(np.shape(k))
+    upper = np.array([p[1] for p in pairs]).reshape(np.shape(k))
+    return lower, upper''',
+        },
+        "mutants": {
+            "quantiles_one_minus_level_and_level": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return stats.beta.ppf(1 - level, a + k, b + n - k), stats.beta.ppf(level, a + k, b + n - k)''',
+            "prior_quantiles": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    shape = np.shape(k)
+    tail = (1 - level) / 2
+    return np.full(shape, stats.beta.ppf(tail, a, b)), np.full(shape, stats.beta.ppf(1 - tail, a, b))''',
+            "swaps_heads_and_tails": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    tail = (1 - level) / 2
+    return stats.beta.ppf(tail, a + n - k, b + k), stats.beta.ppf(1 - tail, a + n - k, b + k)''',
+            "ignores_prior": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    tail = (1 - level) / 2
+    return stats.beta.ppf(tail, k + 1, n - k + 1), stats.beta.ppf(1 - tail, k + 1, n - k + 1)''',
+            "normal_approximation": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    a_post, b_post = a + np.asarray(k, dtype=float), b + np.asarray(n, dtype=float) - np.asarray(k, dtype=float)
+    mean = a_post / (a_post + b_post)
+    sd = np.sqrt(a_post * b_post / ((a_post + b_post) ** 2 * (a_post + b_post + 1)))
+    z = stats.norm.ppf((1 + level) / 2)
+    return mean - z * sd, mean + z * sd''',
+            "level_fixed_at_95": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return stats.beta.ppf(0.025, a + k, b + n - k), stats.beta.ppf(0.975, a + k, b + n - k)''',
+            "overwrites_input": '''import numpy as np
+from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    n -= k  # the tails, computed in the caller's array
+    k += a
+    n += b
+    tail = (1 - level) / 2
+    return stats.beta.ppf(tail, k, n), stats.beta.ppf(1 - tail, k, n)''',
+        },
+    },
     "categorical_mle": {
         "tests": _tests("categorical_mle"),
         "correct": {

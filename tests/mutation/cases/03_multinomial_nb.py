@@ -325,4 +325,197 @@ def confusion_matrix(y_true, y_pred, classes):
     y_pred[:] = y_pred[order]'''),
         },
     },
+    "mutual_information": {
+        "tests": _tests("mutual_information"),
+        "correct": {
+            "loops_over_classes": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+            "joint_table_entropies": '''import numpy as np
+import scipy.sparse as sp
+
+
+def mutual_information(X, y, classes):
+    # I(U; C) = H(U) + H(C) - H(U, C), from the joint table of each word
+    present = (X > 0).toarray() if sp.issparse(X) else np.asarray(X) > 0
+    one_hot = (np.asarray(y)[:, None] == np.asarray(classes)[None, :]).astype(float)
+    n = present.shape[0]
+    joint_1 = one_hot.T @ present / n  # P(U = 1, C = c), shape (n_classes, n_features)
+    joint = np.stack([one_hot.sum(axis=0)[:, None] / n - joint_1, joint_1])  # (2, n_classes, n_features)
+
+    def entropy(p, axes):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -np.sum(np.where(p > 0, p * np.log(p), 0.0), axis=axes)
+
+    return entropy(joint.sum(axis=1), 0) + entropy(one_hot.mean(axis=0), 0) - entropy(joint, (0, 1))''',
+            "per_word_loop": '''import math
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def mutual_information(X, y, classes):
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    labels = list(np.asarray(y))
+    n = len(labels)
+    scores = []
+    for j in range(dense.shape[1]):
+        column = [value > 0 for value in dense[:, j]]
+        score = 0.0
+        for c in classes:
+            n_c = sum(label == c for label in labels)
+            for u in (True, False):
+                n_u = sum(value == u for value in column)
+                n_cu = sum(label == c and value == u for label, value in zip(labels, column))
+                if n_cu > 0:
+                    score += n_cu / n * math.log(n * n_cu / (n_c * n_u))
+        scores.append(score)
+    return np.array(scores)''',
+        },
+        "mutants": {
+            "counts_not_presence": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    y = np.asarray(y)
+    n = X.shape[0]
+    n_u1 = np.asarray(X.sum(axis=0), dtype=float).ravel()  # word occurrences, not documents
+    total = np.zeros(X.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(X[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+            "log2_bits": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log2(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+            "presence_terms_only": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total += np.where(n_c1 > 0, n_c1 / n * np.log(n * n_c1 / (n_c * n_u1)), 0.0)
+    return total''',
+            "nan_for_zero_counts": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += n_cu / n * np.log(n * n_cu / (n_c * n_u))  # 0 * log 0 = nan
+    return total''',
+            "conditional_not_joint": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n_c * np.log(n * n_cu / (n_c * n_u)), 0.0)  # P(u | c), not P(u, c)
+    return total''',
+            "dense_only": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = np.asarray(X) > 0  # a sparse matrix becomes a 0-d object array
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = present.sum(axis=0).astype(float)
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = present[y == c].sum(axis=0).astype(float)
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+            "overwrites_input": '''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    if hasattr(X, "data"):
+        X.data[:] = X.data > 0  # presence, written into the caller's matrix
+    else:
+        X[...] = X > 0
+    present = X
+    y = np.asarray(y)
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+        },
+    },
 }

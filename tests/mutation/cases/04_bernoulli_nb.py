@@ -126,6 +126,7 @@ CASES = {
         },
         "mutants": {
             "denominator_plus_alpha": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + alpha"),
+            "denominator_n_classes": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + len(classes) * alpha"),
             "denominator_n_features": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + X.shape[1] * alpha"),
             "word_totals_multinomial": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_with_word.sum(axis=1, keepdims=True) + X.shape[1] * alpha"),
             "rows_from_np_unique": _FLP_HEAD + "    classes = np.unique(y)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
