@@ -189,6 +189,7 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
     """
     from grading.execution.kernel import execute_notebook
     from grading.execution.limits import Limits
+    from grading.execution.sandbox import sandbox_name
     from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 
     notebook_path = sorted(submission_dir.glob("*.ipynb"))[0]
@@ -203,7 +204,7 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
             for on in order:
                 scratch = scratch_root / f"run{index}-{on}"
                 shutil.copytree(submission_dir, scratch)
-                settings = {"sandboxed": sandboxed, "judged": True, option: on}
+                settings = {"sandbox": sandbox_name(sandboxed), "judged": True, option: on}
                 start = time.perf_counter()
                 result = execute_notebook(notebook_json, scratch, limits=Limits(cell_timeout=120),
                                           matplotlib_cache=cache, **settings)
@@ -248,11 +249,12 @@ def judge_server_start_seconds(sandboxed: bool, repeats=3) -> float:
     (its imports of NumPy, SciPy, scikit-learn and nbcore): paid once per grading process."""
     from grading.execution.judge_client import JudgeServer
     from grading.execution.limits import Limits
+    from grading.execution.sandbox import sandbox_name
 
     runs = []
     for _ in range(repeats):
         start = time.perf_counter()
-        server = JudgeServer(sandboxed=sandboxed, limits=Limits())
+        server = JudgeServer(sandbox=sandbox_name(sandboxed), limits=Limits())
         try:
             server.wait_ready()
             runs.append(time.perf_counter() - start)

@@ -50,11 +50,8 @@ from grading.core.text import describe_error
 from grading.execution.limits import Limits
 from grading.execution.runners import TaskRunner
 from grading.execution.runners import dask as cluster
-from grading.execution.sandbox.bubblewrap import (
-    build_matplotlib_cache,
-    readable_paths,
-    sandbox_available,
-)
+from grading.execution.sandbox import get_sandbox, sandbox_name
+from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 from grading.grades.late import apply_late_policy
 
 __all__ = ["AutogradeSummary", "SubmissionJob", "autograde"]
@@ -134,11 +131,12 @@ def autograde(
     start = time.monotonic()
     course = course if isinstance(course, Course) else Course(course)
     dask_cluster = cluster.cluster_settings(course, scheduler, **(security or {}))  # None: the local pool
-    if sandboxed and dask_cluster is None:  # on a cluster, each worker's sandbox is checked instead
-        available, why = sandbox_available()
+    sandbox = get_sandbox(sandbox_name(sandboxed))
+    if sandbox.confined and dask_cluster is None:  # on a cluster, each worker's sandbox is checked instead
+        available, why = sandbox.available()
         if not available:
             raise NbgError(f"cannot grade sandboxed: {why}")
-        exposed = [p for p in readable_paths() if p == course.root or p in course.root.parents]
+        exposed = [p for p in sandbox.readable_paths() if p == course.root or p in course.root.parents]
         if exposed:
             raise NbgError(
                 f"the course root {course.root} is inside {exposed[0]}, which the sandbox must let kernels "
@@ -157,8 +155,8 @@ def autograde(
     summary = AutogradeSummary()
     jobs, summary.skipped = select_submissions(course, steps, assignments, students, force)
 
-    recorder = Recorder(course, steps, sandboxed)
-    preparer = Preparer(course, steps, limits, sandboxed, recorder)
+    recorder = Recorder(course, steps, sandbox)
+    preparer = Preparer(course, steps, limits, sandbox.name, recorder)
     total = sum(len(job.notebook_ids) for job in jobs)
     done = 0
 
@@ -170,10 +168,10 @@ def autograde(
 
     with autograde_lock(course), tempfile.TemporaryDirectory(prefix="nbg-") as scratch_root:
         state.clean_stale_folders(course)  # under the lock: no other run owns them
-        if sandboxed and jobs:
+        if sandbox.confined and jobs:
             preparer.matplotlib_cache = build_matplotlib_cache(Path(scratch_root) / "matplotlib")
         # A Dask cluster instead of the local pool (checks every worker first).
-        runner = TaskRunner(workers, cluster.connect(dask_cluster, sandboxed=sandboxed) if dask_cluster else None)
+        runner = TaskRunner(workers, cluster.connect(dask_cluster, sandbox=sandbox.name) if dask_cluster else None)
         try:
             for job in jobs:
                 try:

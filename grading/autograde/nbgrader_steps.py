@@ -23,7 +23,9 @@ from nbconvert.exporters import NotebookExporter
 from nbgrader import utils as nbgrader_utils
 from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import Execute
+from nbgrader.preprocessors import CheckCellMetadata, Execute
+
+from grading.autograde.nbgrader_metadata import CheckCellMetadataOnce
 
 
 class NbgraderSteps:
@@ -48,6 +50,8 @@ class NbgraderSteps:
         exporter = NotebookExporter(parent=self.converter, config=self.converter.config)
         exporter._preprocessors = []
         for preprocessor in classes:
+            if preprocessor is CheckCellMetadata:  # the same checks, the schema compiled once
+                preprocessor = CheckCellMetadataOnce
             exporter.register_preprocessor(preprocessor)
         return list(exporter._preprocessors)
 

@@ -47,8 +47,8 @@ def scan_answers(notebook, source_cells) -> ScanResult:
 class Preparer:
     """The grading process's first half: submissions into execution tasks."""
 
-    def __init__(self, course, steps, limits, sandboxed, recorder):
-        self.course, self.steps, self.limits, self.sandboxed = course, steps, limits, sandboxed
+    def __init__(self, course, steps, limits, sandbox: str, recorder):
+        self.course, self.steps, self.limits, self.sandbox = course, steps, limits, sandbox
         self.recorder = recorder  # records the notebooks that get no task
         self.matplotlib_cache = None
         self._sources = {}
@@ -112,7 +112,7 @@ class Preparer:
                 "scratch_dir": str(scratch),
                 "config": self.steps.converter.config,
                 "limits": self.limits,
-                "sandboxed": self.sandboxed,
+                "sandbox": self.sandbox,
                 "matplotlib_cache": self.matplotlib_cache,
                 "judge_files": self._assignment_files(job.assignment),
             }

@@ -23,8 +23,8 @@ from grading.core.text import describe_error
 class Recorder:
     """The grading process's second half: results into grades and records."""
 
-    def __init__(self, course, steps, sandboxed):
-        self.course, self.steps, self.sandboxed = course, steps, sandboxed
+    def __init__(self, course, steps, sandbox):
+        self.course, self.steps, self.sandbox = course, steps, sandbox  # a backend
         self.permissions = int(str(steps.converter.permissions), 8)
 
     def fail_job(self, job: SubmissionJob, reason: str) -> list:
@@ -34,7 +34,7 @@ class Recorder:
             shutil.rmtree(job.staging, ignore_errors=True)
         records = [GradingRecord(student=job.student, assignment=job.assignment, notebook=notebook_id,
                                  status=Status.ERROR, reason=f"{reason}; not graded, the next run tries again",
-                                 sandboxed=self.sandboxed, graded_at=now())
+                                 sandbox=self.sandbox.name, sandboxed=self.sandbox.confined, graded_at=now())
                    for notebook_id in job.notebook_ids]
         self._log(records)
         return records
@@ -64,7 +64,7 @@ class Recorder:
                 job.grader_failed = True
                 records.append(GradingRecord(
                     student=job.student, assignment=job.assignment, notebook=notebook_id,
-                    status=Status.UNGRADED, sandboxed=self.sandboxed, graded_at=now(),
+                    status=Status.UNGRADED, sandbox=self.sandbox.name, sandboxed=self.sandbox.confined, graded_at=now(),
                     reason=f"the grader could not run it ({result.reason}); the submission is left "
                            "ungraded: the next run grades it"))
                 continue
@@ -134,6 +134,6 @@ class Recorder:
             pass  # e.g. the submission row could not be created; the status says why
         return GradingRecord(
             student=job.student, assignment=job.assignment, notebook=notebook_id, status=status,
-            reason=reason, seconds=round(seconds, 3), sandboxed=self.sandboxed, score=score,
+            reason=reason, seconds=round(seconds, 3), sandbox=self.sandbox.name, sandboxed=self.sandbox.confined, score=score,
             max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=now(),
         )

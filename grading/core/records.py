@@ -49,7 +49,8 @@ class GradingRecord:
     status: str
     reason: str = ""
     seconds: float = 0.0
-    sandboxed: bool = False
+    sandboxed: bool = False  # the backend confined student code (False: the report's red banner)
+    sandbox: str = ""  # the backend's name (grading.execution.sandbox); "" in logs before it was recorded
     score: float | None = None
     max_score: float | None = None
     late: bool = False

@@ -31,11 +31,9 @@ from grading.execution import kernel_runtime as kernel_side
 from grading.execution import plain
 from grading.execution.frames import JudgeProtocolError, frame_bytes, frame_size
 from grading.execution.limits import Limits
-from grading.execution.sandbox.bubblewrap import bwrap_command, sandbox_uid
+from grading.execution.sandbox import get_sandbox
 
-JUDGE_UID_OFFSET = 1_000_000
 # What the judge's sandbox can read besides Python: the reference and the tests' helpers.
-JUDGE_PACKAGES = ("nbkit", "nbcore", "grading")  # the judge runs as another uid than the kernel of the same worker
 INTERRUPT_GRACE = 10  # seconds an interrupted call has to stop before its kernel is killed
 
 
@@ -260,18 +258,12 @@ class JudgeServer:
     sandbox (its own, apart from every kernel's).
     """
 
-    def __init__(self, *, sandboxed: bool, limits: Limits):
+    def __init__(self, *, sandbox: str, limits: Limits):
         self.root = Path(tempfile.mkdtemp(prefix="nbgs-"))
         self.uid = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-c", f"from grading.execution.judge_runtime import serve_forks; serve_forks({theirs.fileno()})"]
-        environment = None
-        if sandboxed:
-            if os.geteuid() == 0:
-                self.uid = sandbox_uid() + JUDGE_UID_OFFSET
-                os.chown(self.root, self.uid, self.uid)
-            command = bwrap_command(command, self.root, limits, uid=self.uid, packages=JUDGE_PACKAGES)
-            environment = {}
+        command, environment, self.uid = get_sandbox(sandbox).judge_command(command, self.root, limits)
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, env=environment, pass_fds=(theirs.fileno(),),
@@ -359,15 +351,15 @@ _SERVERS: dict = {}
 _SERVERS_LOCK = threading.Lock()
 
 
-def judge_server(*, sandboxed: bool, limits: Limits) -> JudgeServer:
+def judge_server(*, sandbox: str, limits: Limits) -> JudgeServer:
     """This process's judge server for these settings, started on first use (or after it died)."""
-    key = (os.getpid(), sandboxed, limits)
+    key = (os.getpid(), sandbox, limits)
     with _SERVERS_LOCK:
         server = _SERVERS.get(key)
         if server is None or not server.alive():
             if server is not None:
                 server.close()
-            server = _SERVERS[key] = JudgeServer(sandboxed=sandboxed, limits=limits)
+            server = _SERVERS[key] = JudgeServer(sandbox=sandbox, limits=limits)
         return server
 
 
@@ -386,17 +378,17 @@ class JudgeProcess:
 
     Parameters
     ----------
-    sandboxed : bool
-        Run it under bubblewrap (an empty folder of its own, no network).
+    sandbox : str
+        The backend that confines the judge server (:mod:`grading.execution.sandbox`).
     limits : Limits
     files : dict of str to bytes, optional
         The assignment's data files (from the course's source folder, never the
         submission), written into the judge's working folder.
     """
 
-    def __init__(self, *, sandboxed: bool, limits: Limits, files=None):
+    def __init__(self, *, sandbox: str, limits: Limits, files=None):
         self.limits = limits
-        self.server = judge_server(sandboxed=sandboxed, limits=limits)
+        self.server = judge_server(sandbox=sandbox, limits=limits)
         self._files = files
         self._socket = self._pid = self.folder = None
         self._buffer = b""

@@ -13,7 +13,7 @@ with four differences that matter when grading hundreds of submissions:
 * a cell that times out is interrupted; a kernel that then does not answer
   within :data:`INTERRUPT_GRACE` seconds (student code that ignores SIGINT)
   is killed, so no notebook runs unbounded;
-* the kernel comes from :func:`grading.execution.sandbox.bubblewrap.make_kernel_manager`, in a
+* the kernel comes from a sandbox backend (:mod:`grading.execution.sandbox`), in a
   scratch directory, and nothing here touches the gradebook.
 
 :func:`incidents` then reads the error outputs for what the sandbox or a
@@ -43,7 +43,7 @@ from grading.core.text import clean_text
 from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
-from grading.execution.sandbox.bubblewrap import make_kernel_manager
+from grading.execution.sandbox import get_sandbox
 
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
 INTERRUPT_GRACE = 10  # seconds a kernel has to answer after a timed-out cell is interrupted
@@ -376,7 +376,7 @@ def execute_notebook(
     *,
     config=None,
     limits: Limits = Limits(),
-    sandboxed: bool = False,
+    sandbox: str = "none",
     matplotlib_cache=None,
     judged: bool = True,
     judge_files=None,
@@ -393,8 +393,11 @@ def execute_notebook(
         The course's nbgrader config (``Execute.*`` options apply).
     limits : Limits
         ``cell_timeout`` overrides ``Execute.timeout`` from the config when set.
-    sandboxed, matplotlib_cache
-        Passed to :func:`grading.execution.sandbox.bubblewrap.make_kernel_manager`.
+    sandbox : str
+        The backend that confines the kernel and the judge (:mod:`grading.execution.sandbox`);
+        ``"none"`` runs them with the grader's permissions.
+    matplotlib_cache
+        Passed to the backend's ``kernel_manager``.
     judged : bool
         Run the test cells in a judge process (:mod:`grading.execution.judge_runtime`) instead of
         the kernel. False runs everything in the kernel, as stock nbgrader does.
@@ -417,12 +420,12 @@ def execute_notebook(
             # Through the config: nbclient re-reads it when execution starts.
             config.Execute.timeout = int(max(1, round(limits.cell_timeout)))
         if judged:  # started first: its imports overlap the kernel's start
-            judge = JudgeProcess(sandboxed=sandboxed, limits=limits, files=judge_files)
+            judge = JudgeProcess(sandbox=sandbox, limits=limits, files=judge_files)
         executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes, judge=judge,
                                    notebook_timeout=limits.notebook_timeout, max_code_cells=limits.max_code_cells)
         kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
-        km = make_kernel_manager(scratch_dir, limits=limits, sandboxed=sandboxed, kernel_name=kernel_name,
-                                 matplotlib_cache=matplotlib_cache)
+        km = get_sandbox(sandbox).kernel_manager(scratch_dir, limits=limits, kernel_name=kernel_name,
+                                                 matplotlib_cache=matplotlib_cache)
         # Student code can ask whether it runs under the autograder, as with nbgrader.
         os.environ["NBGRADER_EXECUTION"] = "autograde"
         resources = {"metadata": {"path": str(scratch_dir)}}

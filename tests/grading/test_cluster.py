@@ -203,7 +203,7 @@ def test_a_packed_task_runs_without_the_graders_folder(tmp_path):
     notebook = new_notebook(cells=[new_code_cell("print(sum(map(int, open('data/numbers.txt').read().split())))")])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     task = {"notebook_json": nbformat.writes(notebook), "scratch_dir": str(scratch), "config": None,
-            "limits": Limits(cell_timeout=60), "sandboxed": False, "matplotlib_cache": None}
+            "limits": Limits(cell_timeout=60), "sandbox": "none", "matplotlib_cache": None}
     packed = pack_task(task)
     assert "scratch_dir" not in packed and packed["scratch_files"] == {"data": None, "data/numbers.txt": b"1 2 3\n"}
     import shutil

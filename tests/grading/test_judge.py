@@ -86,7 +86,7 @@ def judged(tmp_path_factory):
                                         + [_test_cell(name, source) for name, source in TESTS.items()])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     scratch = tmp_path_factory.mktemp("scratch")
-    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=8), sandboxed=True)
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=8), sandbox="bubblewrap")
     cells = nbformat.reads(result.notebook_json, 4).cells[1:]
     outputs = {}
     for name, cell in zip(TESTS, cells):
@@ -135,7 +135,7 @@ def test_no_test_cell_runs_in_the_kernel(tmp_path):
     ])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     result = execute_notebook(nbformat.writes(notebook), tmp_path, limits=Limits(cell_timeout=30),
-                              sandboxed=False)
+                              sandbox="none")
     assert result.status == "ok", result.reason
     cell = nbformat.reads(result.notebook_json, 4).cells[1]
     # The judge preloads nbcore; `globals()` is the judge's namespace, which has no kernel variables.
@@ -147,7 +147,7 @@ def _run(cells, tmp_path, name, **limits):
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     scratch = tmp_path / name
     scratch.mkdir()
-    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(**limits), sandboxed=False)
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(**limits), sandbox="none")
     return result, nbformat.reads(result.notebook_json, 4).cells
 
 
@@ -160,12 +160,12 @@ def test_each_notebook_gets_a_fresh_judge_from_one_server(tmp_path):
     first, cells = _run([_test_cell("mark", "import nbcore\nnbcore.MARKED_BY_A_TEST = 1\nleftover = 2\n"
                                             "import os\nprint(os.getpid())")], tmp_path, "a", **limits)
     assert first.status == "ok", first.reason
-    server = judge_server(sandboxed=False, limits=Limits(**limits))
+    server = judge_server(sandbox="none", limits=Limits(**limits))
     second, cells_after = _run([_test_cell("look", "import nbcore, os\n"
                                                    "print(hasattr(nbcore, 'MARKED_BY_A_TEST'), 'leftover' in globals())\n"
                                                    "print(os.getpid())")], tmp_path, "b", **limits)
     assert second.status == "ok", second.reason
-    assert judge_server(sandboxed=False, limits=Limits(**limits)) is server and server.alive()
+    assert judge_server(sandbox="none", limits=Limits(**limits)) is server and server.alive()
     first_pid = cells[0].outputs[0]["text"].strip()
     seen, second_pid = cells_after[0].outputs[0]["text"].split("\n")[:2]
     assert seen == "False False"
@@ -182,7 +182,7 @@ def test_a_judge_stuck_in_a_test_is_a_grader_failure_and_is_stopped(tmp_path):
     limits = {"cell_timeout": 2}
     stuck, _ = _run([_test_cell("loops", "while True:\n    pass")], tmp_path, "stuck", **limits)
     assert stuck.status == "error" and "judge" in stuck.reason, stuck.reason
-    server = judge_server(sandboxed=False, limits=Limits(**limits))
+    server = judge_server(sandbox="none", limits=Limits(**limits))
     deadline = time.monotonic() + 10
     alive = True
     while alive and time.monotonic() < deadline:
@@ -217,7 +217,7 @@ def test_a_stuck_judge_dies_with_its_server(tmp_path):
 
     from grading.execution.judge_client import JudgeServer
 
-    server = JudgeServer(sandboxed=False, limits=Limits())
+    server = JudgeServer(sandbox="none", limits=Limits())
     try:
         channel, pid, _ = server.fork({})
         body = json.dumps({"op": "run", "source": "while True:\n    pass", "name": "stuck"}).encode()

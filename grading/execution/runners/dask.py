@@ -52,7 +52,8 @@ from pathlib import Path
 
 from grading.core.errors import NbgError
 from grading.execution.kernel import execute_task
-from grading.execution.sandbox.bubblewrap import build_matplotlib_cache, sandbox_available
+from grading.execution.sandbox import get_sandbox
+from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 
 LOCAL = "local"
 WORKER_WAIT_SECONDS = 60
@@ -136,23 +137,20 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def worker_report(sandboxed=True) -> dict:
+def worker_report(sandbox="bubblewrap") -> dict:
     """Run on a worker: whether it can grade (the sandbox works) and what it runs."""
-    report = {"python": platform.python_version(), "fingerprint": environment_fingerprint(),
-              "sandbox": (True, "")}
-    if sandboxed:
-        report["sandbox"] = sandbox_available()
-    return report
+    return {"python": platform.python_version(), "fingerprint": environment_fingerprint(),
+            "sandbox": get_sandbox(sandbox).available()}
 
 
-def check_workers(client, sandboxed=True, wait_seconds=WORKER_WAIT_SECONDS) -> int:
+def check_workers(client, sandbox="bubblewrap", wait_seconds=WORKER_WAIT_SECONDS) -> int:
     """Refuse, naming the worker, any worker that cannot grade as this machine would.
 
     Parameters
     ----------
     client : distributed.Client
-    sandboxed : bool
-        Whether the sandbox must work on every worker.
+    sandbox : str
+        The sandbox backend that must work on every worker (``"none"``: nothing to check).
     wait_seconds : float
         How long to wait for the first worker to connect.
 
@@ -173,7 +171,7 @@ def check_workers(client, sandboxed=True, wait_seconds=WORKER_WAIT_SECONDS) -> i
                          f"{wait_seconds} s: start workers (`dask worker ADDRESS --nthreads 1`)") from None
     workers = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) else \
         client.scheduler_info()["workers"]
-    reports = client.run(worker_report, sandboxed)
+    reports = client.run(worker_report, sandbox)
     mine = environment_fingerprint()
     problems = []
     for address in sorted(reports):
@@ -269,7 +267,7 @@ class DaskExecutor(concurrent.futures.Executor):
             self.client.close()
 
 
-def connect(settings: ClusterSettings, sandboxed=True) -> DaskExecutor:
+def connect(settings: ClusterSettings, sandbox="bubblewrap") -> DaskExecutor:
     """Connect to the scheduler, check its workers, and return an executor on it.
 
     Raises
@@ -288,7 +286,7 @@ def connect(settings: ClusterSettings, sandboxed=True) -> DaskExecutor:
     except (OSError, TimeoutError) as error:
         raise NbgError(f"cannot reach the Dask scheduler {settings.scheduler}: {error}") from None
     try:
-        check_workers(client, sandboxed=sandboxed)
+        check_workers(client, sandbox=sandbox)
     except BaseException:
         client.close()
         raise

@@ -412,3 +412,31 @@ def make_kernel_manager(scratch_dir, *, limits: Limits, sandboxed: bool, kernel_
     # A signal would reach only the sandbox's outer process: interrupt by message.
     manager.kernel_spec.interrupt_mode = "message"
     return manager
+
+
+JUDGE_UID_OFFSET = 1_000_000  # the judge runs as another uid than the kernel of the same worker
+JUDGE_PACKAGES = ("nbkit", "nbcore", "grading")
+
+
+class Bubblewrap:
+    """The ``"bubblewrap"`` backend: this module's sandbox, for kernels and judges alike."""
+
+    name = "bubblewrap"
+    confined = True
+
+    def available(self) -> tuple[bool, str]:
+        return sandbox_available()
+
+    def readable_paths(self) -> list[Path]:
+        return readable_paths()
+
+    def kernel_manager(self, scratch_dir, *, limits: Limits, kernel_name="python3", matplotlib_cache=None):
+        return make_kernel_manager(scratch_dir, limits=limits, sandboxed=True, kernel_name=kernel_name,
+                                   matplotlib_cache=matplotlib_cache)
+
+    def judge_command(self, argv, workdir, limits: Limits):
+        uid = None
+        if _running_as_root():
+            uid = sandbox_uid() + JUDGE_UID_OFFSET
+            os.chown(workdir, uid, uid)
+        return bwrap_command(list(argv), workdir, limits, uid=uid, packages=JUDGE_PACKAGES), {}, uid

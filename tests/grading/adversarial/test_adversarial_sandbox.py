@@ -38,10 +38,10 @@ needs_sandbox = _require_sandbox
 FIXTURES = sys.modules["fixtures"]
 
 
-def _run_cells(cells, scratch, sandboxed=True, limits=Limits(cell_timeout=30)):
+def _run_cells(cells, scratch, sandbox="bubblewrap", limits=Limits(cell_timeout=30)):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    result = execute_notebook(nbformat.writes(notebook), scratch, limits=limits, sandboxed=sandboxed)
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=limits, sandbox=sandbox)
     outputs = nbformat.reads(result.notebook_json, 4).cells
     return result, ["".join(o.get("text", "") for o in cell.outputs) for cell in outputs]
 
@@ -86,7 +86,7 @@ def test_the_judge_has_the_reference_and_no_view_of_the_submission(tmp_path):
             "    print(type(e).__name__)", metadata=test),
     ])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=30), sandboxed=True)
+    result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=30), sandbox="bubblewrap")
     assert result.status == "ok", result.reason
     outputs = nbformat.reads(result.notebook_json, 4).cells[1].outputs
     assert [o.get("text") for o in outputs] == ["False True True\nConnectionRefusedError\n"]
@@ -96,8 +96,6 @@ def test_the_judge_has_the_reference_and_no_view_of_the_submission(tmp_path):
 def test_kernels_reuse_the_graders_matplotlib_font_cache(tmp_path, monkeypatch):
     """Without the seeded cache each sandboxed kernel rescans the fonts (~0.5 s):
     the copy must be read as it is, not rebuilt, and matplotlib must stay quiet."""
-    import grading.execution.kernel
-
     cache = sandbox.build_matplotlib_cache(tmp_path / "matplotlib")
     assert cache is not None and list(cache.glob(sandbox.MATPLOTLIB_CACHE_FILES))
     scratch = tmp_path / "scratch"
@@ -107,14 +105,16 @@ def test_kernels_reuse_the_graders_matplotlib_font_cache(tmp_path, monkeypatch):
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     seeded = {}
 
-    def remember_the_seeded_copy(*args, **kwargs):  # the kernel starts right after this
-        manager = sandbox.make_kernel_manager(*args, **kwargs)
+    real_kernel_manager = sandbox.Bubblewrap.kernel_manager
+
+    def remember_the_seeded_copy(self, *args, **kwargs):  # the kernel starts right after this
+        manager = real_kernel_manager(self, *args, **kwargs)
         seeded.update({p.name: p.stat().st_mtime_ns for p in (scratch / ".config" / "matplotlib").iterdir()})
         return manager
 
-    monkeypatch.setattr(grading.execution.kernel, "make_kernel_manager", remember_the_seeded_copy)
+    monkeypatch.setattr(sandbox.Bubblewrap, "kernel_manager", remember_the_seeded_copy)
     result = execute_notebook(nbformat.writes(notebook), scratch, limits=Limits(cell_timeout=60),
-                              sandboxed=True, matplotlib_cache=cache)
+                              sandbox="bubblewrap", matplotlib_cache=cache)
     outputs = nbformat.reads(result.notebook_json, 4).cells[0].outputs
     assert result.status == "ok", result.reason
     streams = [(o.name, o.text) for o in outputs if o.output_type == "stream"]
