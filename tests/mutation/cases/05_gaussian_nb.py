@@ -4,6 +4,23 @@ ASSIGNMENT = "05_gaussian_nb"
 
 _MV_HEAD = "def gaussian_mean_var(X, y, classes, ddof=0, sample_weight=None):\n"
 _JLL_HEAD = "def gaussian_jll(X, class_log_prior, theta, var):\n"
+_PV_HEAD = "def pooled_variance(X, y, classes):\n"
+
+_PV_LOOP = '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    total = np.zeros(X.shape[1])
+    n = 0
+    for c in classes:
+        X_c = X[y == c]
+        total += ((X_c - CENTRE) ** 2).sum(axis=0)
+        n += len(X_c)
+    return RESULT
+'''
+
+
+def _pv(centre="X_c.mean(axis=0)", result="total / n"):
+    return _PV_HEAD + _PV_LOOP.replace("CENTRE", centre).replace("RESULT", result)
+
 
 _MV_LOOP = '''    X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -145,6 +162,54 @@ CASES = {
                                                 + ((X - theta[c]) ** 2 / var[c]).sum(axis=1))
     X -= X.mean(axis=0)  # leaves the caller's X centred
     return jll
+''',
+        },
+    },
+    "pooled_variance": {
+        "tests": ["test_pooled_variance_visible", "test_pooled_variance_hidden"],
+        "correct": {
+            "loop": _pv(),
+            "size_weighted_class_variances": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    sizes = np.array([np.sum(y == c) for c in classes], dtype=float)
+    variances = np.array([X[y == c].var(axis=0) for c in classes])
+    return sizes @ variances / sizes.sum()
+''',
+            "residuals_by_index": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    classes = list(classes)
+    keep = np.isin(y, classes)
+    X, y = X[keep], y[keep]
+    means = np.array([X[y == c].mean(axis=0) for c in classes])
+    index = np.array([classes.index(label) for label in y])
+    return np.mean((X - means[index]) ** 2, axis=0)
+''',
+        },
+        "mutants": {
+            "overwrites_input_X": _PV_HEAD + '''    X = np.asarray(X)
+    y = np.asarray(y)
+    n = 0
+    for c in classes:
+        X[y == c] -= X[y == c].mean(axis=0)  # centres the caller's array in place
+        n += np.sum(y == c)
+    keep = np.isin(y, list(classes))
+    return (X[keep] ** 2).sum(axis=0) / n
+''',
+            "plain_average_of_class_variances": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    return np.mean([X[y == c].var(axis=0) for c in classes], axis=0)
+''',
+            "overall_mean_total_variance": _pv(centre="X[np.isin(y, list(classes))].mean(axis=0)"),
+            "divides_by_n_minus_n_classes": _pv(result="total / (n - len(classes))"),
+            "divides_by_n_minus_1": _pv(result="total / (n - 1)"),
+            "standard_deviation": _pv(result="np.sqrt(total / n)"),
+            "means_by_searchsorted_on_unsorted_classes": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    classes = np.asarray(classes)
+    keep = np.isin(y, classes)
+    X, y = X[keep], y[keep]
+    means = np.array([X[y == c].mean(axis=0) for c in classes])
+    return np.mean((X - means[np.searchsorted(classes, y)]) ** 2, axis=0)  # assumes sorted classes
 ''',
         },
     },

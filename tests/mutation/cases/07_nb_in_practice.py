@@ -6,6 +6,11 @@ _UC = "import numpy as np\n\n\ndef update_counts(class_count, feature_count, X, 
 _MMV = "import numpy as np\n\n\ndef merge_mean_var(n_a, mean_a, var_a, n_b, mean_b, var_b):\n"
 _GJ = "import numpy as np\n\n\ndef gaussian_jll(X, class_log_prior, theta, var):\n"
 _CJ = "import numpy as np\n\n\ndef combine_jlls(jlls, class_log_prior):\n"
+_FT = "import numpy as np\nfrom scipy.optimize import minimize, minimize_scalar\n\n\ndef fit_temperature(log_odds, y):\n"
+_EP = "import numpy as np\nimport scipy.sparse as sp\n\n\ndef expand_with_posteriors(X_lab, y_lab, X_unlab, resp, classes):\n"
+# the reference search, with the loss and the returned value left to each variant
+_FT_SEARCH = """    result = minimize_scalar(loss, bounds=(np.log(1e-3), np.log(1e3)), method="bounded", options={"xatol": 1e-10})
+"""
 
 CASES = {
     "update_counts": {
@@ -241,6 +246,193 @@ CASES = {
 ''',
             "averages_parts": _CJ + '''    return np.mean([np.asarray(part, dtype=float) for part in jlls], axis=0)
 ''',
+        },
+    },
+
+    "fit_temperature": {
+        "tests": ["test_fit_temperature_visible", "test_fit_temperature_hidden"],
+        "correct": {
+            "bounded_over_log_t": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -s * z / np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
+            "bounded_over_inverse_t": _FT + """    z = np.asarray(log_odds, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def loss(beta):  # beta = 1 / T: the loss is convex in it
+        u = beta * z
+        return np.mean(y * np.logaddexp(0.0, -u) + (1 - y) * np.logaddexp(0.0, u))
+
+    result = minimize_scalar(loss, bounds=(1e-3, 1e3), method="bounded", options={"xatol": 1e-13})
+    return 1.0 / result.x
+""",
+            "lbfgs_with_gradient": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y) == 1, 1.0, -1.0)
+
+    def loss_and_gradient(params):
+        t = np.exp(params[0])
+        margin = s * z / t
+        sig = np.exp(-np.logaddexp(0.0, margin))  # sigmoid(-margin), without overflow
+        return np.mean(np.logaddexp(0.0, -margin)), np.array([np.mean(sig * margin)])
+
+    result = minimize(loss_and_gradient, x0=[0.0], jac=True, method="L-BFGS-B",
+                      bounds=[(np.log(1e-3), np.log(1e3))], options={"ftol": 1e-15, "gtol": 1e-12})
+    return float(np.exp(result.x[0]))
+""",
+        },
+        "mutants": {
+            "overwrites_input_log_odds": _FT + """    z = np.asarray(log_odds)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+    z *= s  # turns the caller's log-odds into margins in place
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -z / np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
+            "returns_inverse_temperature": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+
+    def loss(log_t):  # multiplies by T instead of dividing
+        return np.mean(np.logaddexp(0.0, -s * z * np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
+            "returns_log_t": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -s * z / np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(result.x)
+""",
+            "log_of_sigmoid_overflows": _FT + """    z = np.asarray(log_odds, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def loss(log_t):
+        p = 1 / (1 + np.exp(-z / np.exp(log_t)))
+        return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
+            "labels_used_as_signs": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.asarray(y, dtype=float)  # 0 for a negative, where -1 belongs
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -s * z / np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
+            "coarse_grid": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+    grid = np.logspace(-3, 3, 121)
+    losses = [np.mean(np.logaddexp(0.0, -s * z / t)) for t in grid]
+    return float(grid[int(np.argmin(losses))])
+""",
+            "only_over_confidence": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -s * z / np.exp(log_t)))
+
+    result = minimize_scalar(loss, bounds=(0.0, np.log(1e3)), method="bounded", options={"xatol": 1e-10})
+    return float(np.exp(result.x))
+""",
+        },
+    },
+    "expand_with_posteriors": {
+        "tests": ["test_expand_with_posteriors_visible", "test_expand_with_posteriors_hidden"],
+        "correct": {
+            "vstack_blocks": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
+    blocks = [X_lab] + [X_unlab] * len(classes)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
+            "loop_over_classes": _EP + """    resp = np.asarray(resp, dtype=float)
+    sparse = sp.issparse(X_lab) or sp.issparse(X_unlab)
+    X_parts, y_parts, w_parts = [X_lab], [np.asarray(y_lab)], [np.ones(np.shape(y_lab)[0])]
+    for k, c in enumerate(classes):
+        X_parts.append(X_unlab)
+        y_parts.append(np.full(resp.shape[0], c))
+        w_parts.append(resp[:, k].copy())
+    if sparse:
+        X = sp.vstack([sp.csr_matrix(part) for part in X_parts]).tocsr()
+    else:
+        X = np.concatenate([np.asarray(part, dtype=float) for part in X_parts])
+    return X, np.concatenate(y_parts), np.concatenate(w_parts)
+""",
+            "tile_and_index": _EP + """    classes, resp = np.asarray(classes), np.asarray(resp, dtype=float)
+    n_lab, n_unlab, n_classes = np.shape(y_lab)[0], resp.shape[0], len(classes)
+    rows = np.concatenate([np.arange(n_lab), n_lab + np.tile(np.arange(n_unlab), n_classes)])
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(X_lab, dtype=float), sp.csr_matrix(X_unlab, dtype=float)]).tocsr()[rows]
+    else:
+        X = np.vstack([np.asarray(X_lab, dtype=float), np.asarray(X_unlab, dtype=float)])[rows]
+    y = np.concatenate([np.asarray(y_lab), classes[np.repeat(np.arange(n_classes), n_unlab)]])
+    weights = np.concatenate([np.ones(n_lab), resp[np.tile(np.arange(n_unlab), n_classes), np.repeat(np.arange(n_classes), n_unlab)]])
+    return X, y, weights
+""",
+        },
+        "mutants": {
+            "overwrites_input_normalising_resp": _EP + """    classes, y_lab = np.asarray(classes), np.asarray(y_lab)
+    resp = np.asarray(resp)
+    resp /= resp.sum(axis=1, keepdims=True)  # in place: the caller's posteriors change
+    blocks = [X_lab] + [X_unlab] * len(classes)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
+            "blocks_in_sorted_order": _EP + """    y_lab, resp = np.asarray(y_lab), np.asarray(resp, dtype=float)
+    ordered = np.unique(classes)  # sorted, not the order of classes
+    blocks = [X_lab] + [X_unlab] * len(ordered)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(ordered, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
+            "resp_read_row_by_row": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
+    blocks = [X_lab] + [X_unlab] * len(classes)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.ravel()])
+""",
+            "labelled_rows_left_out": _EP + """    classes, resp = np.asarray(classes), np.asarray(resp, dtype=float)
+    blocks = [X_unlab] * len(classes)
+    if sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    return X, np.repeat(classes, resp.shape[0]), resp.T.ravel()
+""",
+            "hard_labels_once": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(X_lab, dtype=float), sp.csr_matrix(X_unlab, dtype=float)], format="csr")
+    else:
+        X = np.vstack([np.asarray(X_lab, dtype=float), np.asarray(X_unlab, dtype=float)])
+    y = np.concatenate([y_lab, classes[np.argmax(resp, axis=1)]])
+    return X, y, np.ones(len(y))
+""",
+            "dense_from_sparse": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
+    dense = [b.toarray() if sp.issparse(b) else np.asarray(b, dtype=float) for b in [X_lab] + [X_unlab] * len(classes)]
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return np.vstack(dense), y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
         },
     },
 }
