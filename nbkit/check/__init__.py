@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .cells import check_grade_cells, check_name, label, load_manifest, read_notebook, which_assignment
 from .findings import OK, PROBLEM, SKIPPED, WARNING, Finding, Report
-from .run import CELL_TIMEOUT, NOTEBOOK_TIMEOUT, run_notebook
+from .run import CELL_TIMEOUT, MAX_CODE_CELLS, NOTEBOOK_TIMEOUT, run_notebook
 from .scan import check_ready_made
 
 __all__ = ["check_notebook", "Finding", "Report", "CELL_TIMEOUT", "NOTEBOOK_TIMEOUT"]
@@ -70,29 +70,25 @@ def _describe(error) -> str:
 
 
 def _run_findings(notebook, result, cell_timeout, notebook_timeout) -> list:
-    """The ``runs``, ``time`` and ``visible tests`` findings of one run."""
+    """The ``time``, ``runs`` and ``visible tests`` findings of one run."""
     findings = []
-    errors = [(run.index, run.error) for run in result.cells if run.error and run.index != result.stopped_at]
-    failed_cells = [f"{label(notebook, i)} raised {_describe(e)}" for i, e in errors
-                    if not _is_test(notebook.cells[i])]
     limits = f"the grader allows {cell_timeout:g} s per cell and {notebook_timeout:g} s in all"
-    if result.stop_reason:
-        where = label(notebook, result.stopped_at)
-        if result.stop_reason == "kernel died":
-            message = (f"the kernel died in {where} (out of memory, or the process was killed); the grader "
-                       "scores 0 for every test after it.")
-            advice = "Make that cell use less memory (smaller arrays, no huge loops of copies)."
-        elif result.stop_reason == "cell timeout":
-            message = (f"{where} ran longer than {cell_timeout:g} s and was stopped; the grader stops it too "
-                       "and its tests and the cells after it score 0.")
-            advice = ("Make it faster: vectorise with NumPy instead of Python loops over samples, and remove "
-                      "searches or prints you added for yourself.")
-        else:
-            message = (f"the notebook ran longer than {notebook_timeout:g} s in all (stopped in {where}); the "
-                       "grader stops it there too and the cells after it score 0.")
-            advice = "Make the slow cells faster (vectorise with NumPy; remove experiments you added)."
-        findings.append(Finding(PROBLEM, "time", message, advice=advice))
-    else:
+    timed_out = [run for run in result.cells if run.timed_out]
+    stop = label(notebook, result.stopped_at) if result.stop_reason else ""
+    if timed_out or result.stop_reason in ("notebook timeout", "too many cells"):
+        details = [f"{label(notebook, run.index)} ran longer than {cell_timeout:g} s: the grader interrupts it "
+                   "there, so what it computes is missing for the cells after it" for run in timed_out]
+        if result.stop_reason == "notebook timeout":
+            details.append(f"the notebook ran longer than {notebook_timeout:g} s in all: the grader stops before "
+                           f"{stop}, and the tests from there on score 0")
+        elif result.stop_reason == "too many cells":
+            details.append(f"the notebook has more than {MAX_CODE_CELLS} code cells: the grader stops before {stop}")
+        findings.append(Finding(PROBLEM, "time", f"the notebook does not run within the time limit ({limits}).",
+                                _listed(details),
+                                advice="Make the slow cells faster: vectorise with NumPy instead of Python loops "
+                                "over samples, and remove searches, prints or experiments you added for "
+                                "yourself."))
+    elif result.stop_reason not in ("kernel died", "kernel stuck"):
         slow = [run for run in result.cells if run.seconds > cell_timeout / 2]
         if slow or result.seconds > notebook_timeout / 2:
             findings.append(Finding(WARNING, "time", f"ran in {result.seconds:.0f} s, close to the limit "
@@ -101,6 +97,19 @@ def _run_findings(notebook, result, cell_timeout, notebook_timeout) -> list:
                                     advice="Make the slow cells faster so they have room to spare."))
         else:
             findings.append(Finding(OK, "time", f"ran in {result.seconds:.0f} s ({limits})."))
+
+    failed_cells = [f"{label(notebook, run.index)} raised {_describe(run.error)}" for run in result.cells
+                    if run.error and not run.timed_out and run.index != result.stopped_at
+                    and not _is_test(notebook.cells[run.index])]
+    if result.stop_reason == "kernel died":
+        findings.append(Finding(PROBLEM, "runs", f"the kernel died in {stop} (it ran out of memory, or the code "
+                                "ended the process); the grader scores 0 for every test after it.",
+                                advice="Make that cell use less memory (smaller arrays, fewer copies), and do not "
+                                "exit Python in it."))
+    elif result.stop_reason == "kernel stuck":
+        findings.append(Finding(PROBLEM, "runs", f"{stop} ran longer than {cell_timeout:g} s and the kernel did "
+                                "not stop when interrupted; the grader stops the notebook there.",
+                                advice="Make that cell faster (a loop in compiled code cannot be interrupted)."))
     if failed_cells:
         findings.append(Finding(PROBLEM, "runs", "cells raise errors when the notebook runs from the top in a "
                                 "fresh kernel (the first is usually the cause of the others).",
@@ -108,12 +117,13 @@ def _run_findings(notebook, result, cell_timeout, notebook_timeout) -> list:
                                 advice="Fix the first one; a cell that worked before may depend on something "
                                 "you ran, renamed or deleted in your session. In JupyterLab, Kernel > Restart "
                                 "Kernel and Run All Cells shows the same."))
-    elif not result.stop_reason:
+    elif not result.stop_reason and not timed_out:
         findings.append(Finding(OK, "runs", "every cell runs from the top in a fresh kernel."))
 
     ran = {run.index: run for run in result.cells}
     visible = [i for i, cell in enumerate(notebook.cells) if _is_visible_test(cell)]
-    failing = [f"{label(notebook, i)}: {_describe(ran[i].error)}"
+    failing = [f"{label(notebook, i)}: "
+               + (f"ran longer than {cell_timeout:g} s" if ran[i].timed_out else _describe(ran[i].error))
                + (" (the function is not written yet)" if ran[i].error[0] == "NotImplementedError" else "")
                for i in visible if i in ran and ran[i].error and i != result.stopped_at]
     not_run = [i for i in visible if i not in ran or i == result.stopped_at]

@@ -86,6 +86,26 @@ def label(notebook, index: int) -> str:
     return f"cell {index + 1} of {len(notebook.cells)} ({first!r})"
 
 
+def _cut_short(text: str) -> bool:
+    """True when the JSON text stops inside a string or with brackets still open."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
 def read_notebook(path: Path):
     """(notebook, finding): the notebook (None when unreadable) and the ``readable`` finding."""
     import nbformat
@@ -106,7 +126,8 @@ def read_notebook(path: Path):
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
-        where = "it ends in the middle" if error.pos >= len(text.rstrip()) else f"line {error.lineno}, column {error.colno}"
+        where = ("it ends in the middle: the file was cut short" if _cut_short(text)
+                 else f"line {error.lineno}, column {error.colno}")
         return None, Finding(PROBLEM, "readable", f"the file is not valid notebook JSON ({error.msg}; {where}): "
                              "the grader cannot open it.", advice=advice)
     if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
@@ -115,8 +136,8 @@ def read_notebook(path: Path):
     try:
         notebook = nbformat.reads(text, as_version=4, capture_validation_error={})
     except Exception as error:  # nbformat raises several kinds for a malformed notebook
-        return None, Finding(PROBLEM, "readable", f"the notebook format is broken ({type(error).__name__}: "
-                             f"{str(error).splitlines()[0]}).", advice=advice)
+        return None, Finding(PROBLEM, "readable", "the file does not follow the notebook format "
+                             f"({type(error).__name__}: {str(error).splitlines()[0][:200]}).", advice=advice)
     try:
         nbformat.validate(notebook)
     except nbformat.ValidationError as error:

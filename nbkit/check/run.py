@@ -25,7 +25,9 @@ CELL_TIMEOUT = 120
 NOTEBOOK_TIMEOUT = 900
 # Files copied beside the notebook: at most this many bytes (the grader's copy of a submission is capped).
 MAX_DATA_BYTES = 200_000_000
+MAX_CODE_CELLS = 500  # the grader runs no more code cells than this
 KERNEL_NAME = "nbkit-check"
+TIMEOUT_ENAME = "TimeoutError"
 
 
 @dataclasses.dataclass
@@ -33,6 +35,7 @@ class CellRun:
     index: int
     seconds: float
     error: tuple | None = None  # (ename, evalue)
+    timed_out: bool = False  # interrupted at the cell time limit (the run goes on, as in the grader)
 
 
 @dataclasses.dataclass
@@ -41,8 +44,8 @@ class RunResult:
 
     cells: list = dataclasses.field(default_factory=list)  # CellRun per code cell that ran
     seconds: float = 0.0
-    stopped_at: int | None = None  # index of the cell the run stopped at
-    stop_reason: str = ""  # "cell timeout", "notebook timeout", "kernel died"
+    stopped_at: int | None = None  # index of the cell the run stopped at (not run, or not finished)
+    stop_reason: str = ""  # "notebook timeout", "too many cells", "kernel died", "kernel stuck"
     copied: list = dataclasses.field(default_factory=list)  # data files copied beside the notebook
     not_copied: str = ""  # why data files were left out, if they were
 
@@ -110,7 +113,8 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
 
     try:
         from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import KernelManager
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
         from nbclient import NotebookClient
         from nbclient.exceptions import CellTimeoutError, DeadKernelError
     except ImportError as error:
@@ -127,45 +131,53 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
         for path in result.copied:
             shutil.copy2(path, work / path.name)
         kernels = _kernel_spec(Path(scratch) / "kernels")
-        manager = KernelManager(kernel_name=KERNEL_NAME,
-                                kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
-        started = time.monotonic()
-        deadline = started + notebook_timeout
-        budget = {}
-
-        def timeout_for(cell):
-            budget["cell"] = min(cell_timeout, max(1.0, deadline - time.monotonic()))
-            return budget["cell"]
-
+        manager = AsyncKernelManager(kernel_name=KERNEL_NAME,
+                                     kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
         client = NotebookClient(notebook, km=manager, kernel_name=KERNEL_NAME, allow_errors=True,
-                                timeout_func=timeout_for, interrupt_on_timeout=False,
+                                timeout_func=lambda cell: cell_timeout, interrupt_on_timeout=True,
+                                error_on_timeout={"ename": TIMEOUT_ENAME, "traceback": [],
+                                                  "evalue": f"the cell ran longer than {cell_timeout:g} s"},
                                 resources={"metadata": {"path": str(work)}})
+        started = None
         try:
             # The kernel's own log lines (about its transport) would only confuse a student.
             with client.setup_kernel(stderr=subprocess.DEVNULL):
+                started = time.monotonic()  # as the grader, from the moment the kernel is ready
                 code = [i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
-                for index in code:
+                for count, index in enumerate(code, start=1):
+                    # As the grader: the notebook's time and number of cells are checked before each cell.
+                    if time.monotonic() - started > notebook_timeout or count > MAX_CODE_CELLS:
+                        result.stopped_at = index
+                        result.stop_reason = "notebook timeout" if count <= MAX_CODE_CELLS else "too many cells"
+                        break
                     cell = notebook.cells[index]
                     if on_cell is not None:
                         on_cell(index, len(notebook.cells))
                     begun = time.monotonic()
                     try:
                         client.execute_cell(cell, index)
-                    except CellTimeoutError:
-                        result.cells.append(CellRun(index, time.monotonic() - begun, ("TimeoutError", "")))
-                        result.stopped_at = index
-                        result.stop_reason = ("cell timeout" if budget.get("cell", cell_timeout) >= cell_timeout
-                                              else "notebook timeout")
+                    except CellTimeoutError:  # no reply after the interrupt either
+                        result.cells.append(CellRun(index, time.monotonic() - begun, (TIMEOUT_ENAME, ""), True))
+                        result.stopped_at, result.stop_reason = index, "kernel stuck"
                         break
                     except DeadKernelError:
                         result.cells.append(CellRun(index, time.monotonic() - begun, ("DeadKernelError", "")))
                         result.stopped_at, result.stop_reason = index, "kernel died"
                         break
-                    result.cells.append(CellRun(index, time.monotonic() - begun, _error_of(cell)))
+                    seconds = time.monotonic() - begun
+                    timed_out = seconds >= cell_timeout
+                    error = (TIMEOUT_ENAME, "") if timed_out else _error_of(cell)
+                    result.cells.append(CellRun(index, seconds, error, timed_out))
+        except Exception as error:
+            if started is None:  # the kernel did not start
+                raise RuntimeError(f"no Python kernel could start in this environment ({type(error).__name__}: "
+                                   f"{error}); check that ipykernel is installed (pip install -r "
+                                   "requirements.txt in the hand-out folder)") from error
+            raise
         finally:
-            result.seconds = time.monotonic() - started
+            result.seconds = time.monotonic() - started if started is not None else 0.0
             if manager.has_kernel:
-                manager.shutdown_kernel(now=True)
+                run_sync(manager.shutdown_kernel)(now=True)
             if client.kc is not None:
                 client.kc.stop_channels()
     return result
