@@ -126,10 +126,13 @@ def read_notebook(path: Path):
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
-        where = ("it ends in the middle: the file was cut short" if _cut_short(text)
-                 else f"line {error.lineno}, column {error.colno}")
-        return None, Finding(PROBLEM, "readable", f"the file is not valid notebook JSON ({error.msg}; {where}): "
-                             "the grader cannot open it.", advice=advice)
+        if _cut_short(text):
+            message = ("the file is not complete notebook JSON: it stops in the middle (it was cut short while "
+                       "being saved, copied or uploaded); the grader cannot open it.")
+        else:
+            message = (f"the file is not valid notebook JSON ({error.msg} at line {error.lineno}, column "
+                       f"{error.colno}); the grader cannot open it.")
+        return None, Finding(PROBLEM, "readable", message, advice=advice)
     if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
         return None, Finding(PROBLEM, "readable", "the file is JSON but not a notebook (it has no list of cells).",
                              advice=advice)

@@ -130,7 +130,7 @@ def test_a_truncated_notebook_is_a_problem_and_is_not_run(tmp_path, cut):
     report = check(path)
     readable = report.findings[0]
     assert (readable.check, readable.level) == ("readable", PROBLEM)
-    assert "not valid notebook JSON" in readable.message and "ends in the middle" in readable.message
+    assert readable.message.startswith("the file is not complete notebook JSON: it stops in the middle")
     assert "save it again" in readable.advice
     assert [f.level for f in report.findings[1:]] == [SKIPPED]
     assert report.exit_code == 1
@@ -150,6 +150,7 @@ def test_an_unreadable_notebook_points_at_its_checkpoint(tmp_path):
 @pytest.mark.parametrize("content, words", [
     (b"\xff\xfe not text", "not UTF-8"),
     (b'{"just": "json"}', "not a notebook"),
+    (b'{"cells": [], "nbformat": 4,, "metadata": {}}', "not valid notebook JSON (Expecting property name"),
     (b'{"cells": [{"cell_type": "code", "source": "1"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
      "does not follow the notebook format"),
 ])
@@ -383,7 +384,7 @@ def test_the_command_line_reports_and_exits_1_for_a_problem(tmp_path):
     path.write_bytes(path.read_bytes()[:100])
     run = run_cli("check", path.name, cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert re.search(r"^PROBLEM +readable: the file is not valid notebook JSON", run.stdout, re.M), run.stdout
+    assert re.search(r"^PROBLEM +readable: the file is not complete notebook JSON", run.stdout, re.M), run.stdout
     assert "Result: needs attention (1 problem)" in run.stdout
 
 
