@@ -10,6 +10,7 @@ installed in), started from scratch, so nothing of a running Jupyter session
 from __future__ import annotations
 
 import dataclasses
+from copy import deepcopy
 import json
 import shutil
 import subprocess
@@ -109,8 +110,6 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
     RuntimeError
         When no kernel can be started (Jupyter missing from the environment).
     """
-    import copy
-
     try:
         from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import AsyncKernelManager
@@ -122,7 +121,7 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
                            "notebook: install the course environment (pip install -r requirements.txt in the "
                            "hand-out folder) and run the check from it") from None
 
-    notebook = copy.deepcopy(notebook)
+    notebook = deepcopy(notebook)
     result = RunResult()
     result.copied, result.not_copied = data_files(Path(folder))
     with tempfile.TemporaryDirectory(prefix="nbkit-check-") as scratch:
