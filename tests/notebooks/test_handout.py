@@ -244,3 +244,14 @@ def test_nbkit_check_says_the_release_as_given_needs_answers(released, student_v
 def test_nbkit_check_usage_error_in_the_student_environment(student_venv, tmp_path):
     run = _nbkit_check(student_venv, tmp_path / "01_bayes_mle_map.ipynb")
     assert run.returncode == 2 and "does not exist" in run.stderr, run.stdout + run.stderr
+
+
+@pytest.mark.slow
+def test_spambase_loads_from_the_wheel_in_the_student_environment(student_venv, tmp_path):
+    code = ("from nbkit.datasets import load_spambase\nimport nbkit.datasets.spambase as s\n"
+            "X, y, names = load_spambase()\nprint(X.shape, int(y.sum()), names[0], s.SPAMBASE_FILE.parent.name)")
+    run = run_student_python(student_venv, code, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["(4601,", "57)", "1813", "word_freq_make", "datasets"]
+    assert "site-packages" in run_student_python(
+        student_venv, "import nbkit.datasets.spambase as s; print(s.SPAMBASE_FILE)", cwd=tmp_path).stdout
