@@ -180,7 +180,7 @@ def check_grade_cells(notebook, cells: dict | None) -> list:
     for index, cell in enumerate(notebook.cells):
         meta = nbgrader_meta(cell)
         grade_id = meta.get("grade_id")
-        if not grade_id:
+        if not grade_id or not isinstance(grade_id, str):
             continue
         if grade_id in seen:
             duplicates.append(f"{grade_id}: {label(notebook, seen[grade_id])} and {label(notebook, index)}")
