@@ -183,7 +183,7 @@ def check_grade_cells(notebook, cells: dict | None) -> list:
         if not grade_id or not isinstance(grade_id, str):
             continue
         if grade_id in seen:
-            duplicates.append(f"{grade_id}: {label(notebook, seen[grade_id])} and {label(notebook, index)}")
+            duplicates.append(f"{label(notebook, seen[grade_id])} and {label(notebook, index)}")
             continue
         seen[grade_id] = index
         role = cell_role(cell)
@@ -195,9 +195,9 @@ def check_grade_cells(notebook, cells: dict | None) -> list:
         except (KeyError, TypeError, ValueError):  # points or grade_id of the wrong type
             same = False
         if role == "test" and not same:
-            edited_tests.append(f"{grade_id}: {label(notebook, index)}")
+            edited_tests.append(label(notebook, index))
         elif role == "given" and cell.cell_type == "code" and not same:
-            edited_given.append(f"{grade_id}: {label(notebook, index)}")
+            edited_given.append(label(notebook, index))
         elif role == "answer" and same:
             unanswered.append(grade_id)
 

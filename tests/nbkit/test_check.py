@@ -168,7 +168,7 @@ def test_an_edited_test_cell_is_a_problem(tmp_path):
     notebook.cells[3].source = '"""add: small numbers."""\nassert True'  # a test made to pass
     report = check(write(notebook, tmp_path), run=False)
     edited = only(report, "test cells")
-    assert edited.level == PROBLEM and edited.details == ["test_add_visible: cell 4 of 6 (test_add_visible)"]
+    assert edited.level == PROBLEM and edited.details == ["cell 4 of 6 (test_add_visible)"]
     assert "puts back the original" in edited.message
     assert report.exit_code == 1
 
@@ -214,8 +214,16 @@ def test_a_copied_grade_cell_is_a_problem(tmp_path):
     notebook.cells.append(nbformat.from_dict(copied))
     findings = [f for f in check(write(notebook, tmp_path), run=False).findings if f.check == "grade cells"]
     assert [f.level for f in findings] == [OK, PROBLEM]
-    assert findings[1].details == ["test_add_visible: cell 4 of 7 (test_add_visible) and cell 7 of 7 "
-                                   "(test_add_visible)"]
+    assert findings[1].details == ["cell 4 of 7 (test_add_visible) and cell 7 of 7 (test_add_visible)"]
+
+
+def test_metadata_of_the_wrong_type_is_no_crash(tmp_path):
+    notebook = answered()
+    notebook.cells[3].metadata.nbgrader["points"] = "one"  # a test cell's points edited by hand
+    notebook.cells.append(new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": ["not", "a", "string"]}}))
+    report = check(write(notebook, tmp_path), run=False)
+    assert only(report, "test cells").details == ["cell 4 of 7 (test_add_visible)"]
+    assert only(report, "grade cells").level == OK
 
 
 def test_a_renamed_notebook_is_found_by_its_cells_and_told_its_name(tmp_path):

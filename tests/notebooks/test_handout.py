@@ -218,7 +218,8 @@ def test_nbkit_check_finds_an_edited_test_cell_in_the_student_environment(releas
     run = _nbkit_check(student_venv, _student_copy(released, FIRST, tmp_path, notebook))
     assert run.returncode == 1, run.stdout + run.stderr
     assert "PROBLEM test cells: test cells were edited" in run.text, run.stdout
-    assert f"{nbgrader_meta(notebook.cells[index])['grade_id']}: cell {index + 1} of" in run.text
+    assert f"cell {index + 1} of {len(notebook.cells)} ({nbgrader_meta(notebook.cells[index])['grade_id']})" \
+        in run.text
 
 
 @pytest.mark.slow
