@@ -3,7 +3,9 @@
 What a student installs next to the released notebooks: the datasets and
 worked tables of the lectures (:mod:`nbkit.datasets`), the helpers the
 visible tests use (:mod:`nbkit.testing`), the tokenizer and vocabulary
-(:mod:`nbkit.text`) and plotting helpers (:mod:`nbkit.plotting`).
+(:mod:`nbkit.text`) and plotting helpers (:mod:`nbkit.plotting`); and
+``python -m nbkit check NOTEBOOK`` (:mod:`nbkit.check`), which tells a
+student before submitting whether a notebook will grade.
 
 It contains no implementation of any function the notebooks grade, and it
 does not import ``nbcore`` (the instructor's reference solution, which may

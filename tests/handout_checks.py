@@ -6,6 +6,7 @@ tests/notebooks/test_handout.py (the whole released course).
 
 from __future__ import annotations
 
+import gzip
 import io
 import zipfile
 from pathlib import Path
@@ -54,6 +55,8 @@ def texts_of(path: Path, data: bytes = None):
                 yield from ((f"{path.name}!{inner}", text)
                             for inner, text in texts_of(Path(name), archive.read(name)))
         return
+    if path.suffix == ".gz":  # a compressed data file of the kit: its text
+        data = gzip.decompress(data)
     text = data.decode("utf-8")
     if path.suffix == ".ipynb":
         notebook = nbformat.reads(text, as_version=4)

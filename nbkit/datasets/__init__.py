@@ -7,13 +7,17 @@
   scikit-learn, plus categorical and binary views of the digits.
 - :mod:`~nbkit.datasets.synthetic`: seeded generators that also return the
   true parameters (text corpora, Gaussian classes).
+- :mod:`~nbkit.datasets.spambase`: Spambase, 4,601 real e-mails as 57
+  word, character and capital-letter statistics (UCI, CC BY 4.0), shipped
+  in the kit with its licence and checked against its SHA-256.
 - :mod:`~nbkit.datasets.corpus`: a downloading, checksum-verifying loader
   for the SMS Spam Collection.
 
-All loaders return a :class:`sklearn.utils.Bunch` with the same field
+The loaders return a :class:`sklearn.utils.Bunch` with the same field
 names (``frame``, ``X``, ``y``, ``classes``, ``target_names``,
 ``feature_names``, ``description`` and, for the worked examples,
-``query``/``X_query``).
+``query``/``X_query``), except :func:`load_spambase`, which returns the
+tuple ``(X, y, feature_names)``.
 """
 
 from nbkit.datasets.bundled import (
@@ -30,6 +34,7 @@ from nbkit.datasets.corpus import (
     get_data_home,
     load_sms_spam,
 )
+from nbkit.datasets.spambase import load_spambase
 from nbkit.datasets.synthetic import (
     make_gaussian_classes,
     make_spam_corpus,
@@ -60,6 +65,7 @@ __all__ = [
     "make_text_corpus",
     "make_spam_corpus",
     "make_gaussian_classes",
+    "load_spambase",
     "load_sms_spam",
     "get_data_home",
     "DatasetUnavailableError",

@@ -17,7 +17,9 @@ Runtime: the release (~30 s), then about 10 s per notebook on 2 cores.
 """
 
 import json
+import re
 import shutil
+import subprocess
 
 import nbformat
 import pytest
@@ -148,3 +150,109 @@ def test_release_as_given_stops_at_the_first_visible_test(
         f"expected NotImplementedError in the first visible test {_where(notebook, first_test)}")
     later = [cell for cell in notebook.cells[index + 1:] if cell.cell_type == "code"]
     assert not any(cell.execution_count for cell in later), "cells after the failure ran"
+
+
+# --- `python -m nbkit check` in the student's environment -------------------------------------
+
+def _answered(release, source):
+    """The release with every answer (code and written) filled from the source, as a student would."""
+    release = _filled(release, source)
+    answers = {nbgrader_meta(cell).get("grade_id"): cell.source for cell in source.cells}
+    for cell in release.cells:
+        if cell.cell_type == "markdown" and nbgrader_meta(cell).get("solution"):
+            cell.source = answers[nbgrader_meta(cell)["grade_id"]]
+    return release
+
+
+def _nbkit_check(student_venv, path, *options):
+    """``python -m nbkit check`` as a student runs it: their interpreter, in the notebook's folder.
+    ``run.text`` is its output with the line wrapping undone."""
+    run = subprocess.run([str(student_python(student_venv)), "-m", "nbkit", "check", path.name, *options],
+                          cwd=path.parent, env=clean_env(student_venv), capture_output=True, text=True,
+                          timeout=CELL_TIMEOUT + 300)
+    run.text = " ".join(run.stdout.split())
+    return run
+
+
+def _student_copy(released, path, folder, notebook=None):
+    """The notebook (default: the release as given) saved where a student unzipped it."""
+    target = folder / path.parent.name / path.name
+    target.parent.mkdir(parents=True)
+    nbformat.write(notebook if notebook is not None else _release(released, path), target)
+    return target
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", notebook_params())
+def test_nbkit_check_passes_an_answered_notebook_in_the_student_environment(released, student_venv, path,
+                                                                            tmp_path):
+    notebook = _answered(_release(released, path), nbformat.read(path, as_version=4))
+    target = _student_copy(released, path, tmp_path, notebook)
+    before = target.read_bytes()
+    run = _nbkit_check(student_venv, target)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Result: this notebook will grade." in run.stdout
+    assert not re.search(r"^(WARNING|PROBLEM|SKIPPED)", run.stdout, re.M), run.stdout
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
+
+
+FIRST = notebook_params()[0].values[0]  # the quickest to run
+
+
+@pytest.mark.slow
+def test_nbkit_check_finds_a_truncated_notebook_in_the_student_environment(released, student_venv, tmp_path):
+    target = _student_copy(released, FIRST, tmp_path,
+                           _answered(_release(released, FIRST), nbformat.read(FIRST, as_version=4)))
+    target.write_bytes(target.read_bytes()[:-2000])
+    run = _nbkit_check(student_venv, target)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "PROBLEM readable: the file is not complete notebook JSON: it stops in the middle" in run.text, run.stdout
+
+
+@pytest.mark.slow
+def test_nbkit_check_finds_an_edited_test_cell_in_the_student_environment(released, student_venv, tmp_path):
+    notebook = _answered(_release(released, FIRST), nbformat.read(FIRST, as_version=4))
+    index = next(i for i, cell in enumerate(notebook.cells) if is_autograded_test(cell))
+    notebook.cells[index].source += "\n# I made this test pass\n"
+    run = _nbkit_check(student_venv, _student_copy(released, FIRST, tmp_path, notebook))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "PROBLEM test cells: test cells were edited" in run.text, run.stdout
+    assert f"cell {index + 1} of {len(notebook.cells)} ({nbgrader_meta(notebook.cells[index])['grade_id']})" \
+        in run.text
+
+
+@pytest.mark.slow
+def test_nbkit_check_finds_a_notebook_that_takes_too_long_in_the_student_environment(
+        released, student_venv, tmp_path):
+    notebook = _answered(_release(released, FIRST), nbformat.read(FIRST, as_version=4))
+    notebook.cells.append(nbformat.v4.new_code_cell("import time\n\ntime.sleep(120)  # a long experiment"))
+    run = _nbkit_check(student_venv, _student_copy(released, FIRST, tmp_path, notebook), "--timeout", "5")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "PROBLEM time: the notebook does not run within the time limit" in run.text, run.stdout
+    assert f"cell {len(notebook.cells)} of {len(notebook.cells)} ('import time') ran longer than 5 s" in run.text
+
+
+@pytest.mark.slow
+def test_nbkit_check_says_the_release_as_given_needs_answers(released, student_venv, tmp_path):
+    run = _nbkit_check(student_venv, _student_copy(released, FIRST, tmp_path))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert re.search(r"WARNING answers: \d+ answer cell\(s\) are as released", run.text), run.stdout
+    assert "(the function is not written yet)" in run.text, run.stdout
+
+
+@pytest.mark.slow
+def test_nbkit_check_usage_error_in_the_student_environment(student_venv, tmp_path):
+    run = _nbkit_check(student_venv, tmp_path / "01_bayes_mle_map.ipynb")
+    assert run.returncode == 2 and "does not exist" in run.stderr, run.stdout + run.stderr
+
+
+@pytest.mark.slow
+def test_spambase_loads_from_the_wheel_in_the_student_environment(student_venv, tmp_path):
+    code = ("from nbkit.datasets import load_spambase\nimport nbkit.datasets.spambase as s\n"
+            "X, y, names = load_spambase()\nprint(X.shape, int(y.sum()), names[0], s.SPAMBASE_FILE.parent.name)")
+    run = run_student_python(student_venv, code, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["(4601,", "57)", "1813", "word_freq_make", "datasets"]
+    assert "site-packages" in run_student_python(
+        student_venv, "import nbkit.datasets.spambase as s; print(s.SPAMBASE_FILE)", cwd=tmp_path).stdout
