@@ -397,7 +397,7 @@ def test_the_command_line_reports_and_exits_1_for_a_problem(tmp_path):
 
 
 def test_the_limits_are_the_graders():
-    from grading.sandbox import Limits
+    from grading.execution.limits import Limits
 
     config = (ROOT / "course" / "nbgrader_config.py").read_text()
     assert re.search(rf"^c\.Execute\.timeout = {CELL_TIMEOUT}$", config, re.M), "course cell timeout changed"

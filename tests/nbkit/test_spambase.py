@@ -112,7 +112,7 @@ def test_the_loader_never_reaches_the_network():
 
 
 def test_the_wheel_ships_the_data_and_its_licence(tmp_path):
-    from grading.handout import build_kit_wheel
+    from grading.release.handout import build_kit_wheel
 
     with zipfile.ZipFile(build_kit_wheel(tmp_path)) as wheel:
         names = set(wheel.namelist())
