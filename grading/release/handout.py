@@ -230,9 +230,21 @@ The assignments come as one zip each:
 3. Restart the kernel and run all cells (Kernel > Restart Kernel and Run
    All Cells): a notebook that only works in your session's state will not
    work when graded.
-4. Submit the `.ipynb` file under its original name. More tests run at
+4. Check that it will grade, in the assignment's folder, with the
+   environment activated:
+
+       python -m nbkit check <notebook>.ipynb
+
+   It runs a copy of your notebook in a fresh kernel (your file is not
+   changed) and says, check by check, OK, WARNING or PROBLEM and what to
+   do: the file is complete, every test and answer cell is there and no
+   test cell was edited, it runs from the top within the grader's time
+   limits, the visible tests pass, and no answer uses a ready-made naive
+   Bayes. Exit code 0 means it will grade as it is.
+5. Submit the `.ipynb` file under its original name. More tests run at
    grading time on other inputs; an answer that calls a library's naive
-   Bayes (`sklearn.naive_bayes`) instead of computing earns no points.
+   Bayes (`sklearn.naive_bayes`) instead of computing is flagged for the
+   instructor's review.
 """
 
 
