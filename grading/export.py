@@ -23,7 +23,7 @@ be an empty column, which an LMS import creates or overwrites.
 
 A submission that still needs attention (a notebook that could not be read
 and scored 0, a dead kernel, a flag...) is listed by
-:func:`needing_attention` so that ``nbg export`` warns before writing it.
+:func:`grading.core.records.needing_attention` so that ``nbg export`` warns before writing it.
 
 With ``--format canvas`` or ``--format moodle`` and a ``--roster``, a third
 file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
@@ -40,7 +40,6 @@ import csv
 from pathlib import Path
 
 from grading.core.errors import NbgError
-from grading.core.records import Status, latest_records, read_grading_log
 from grading.core.text import format_points
 from grading.grades.late import apply_late_policy
 from grading.grades.read import ClassGrades, read_class_grades
@@ -81,15 +80,6 @@ def write_cells_csv(grades: ClassGrades, path) -> Path:
                 ]
             )
     return path
-
-
-def needing_attention(course) -> list:
-    """The newest grading records (dicts) of submissions still in ``submitted/`` whose status is not ok."""
-    found = []
-    for (student, assignment, _), record in sorted(latest_records(read_grading_log(course.grading_log_path)).items()):
-        if record.get("status", Status.OK) != Status.OK and course.submitted_dir(student, assignment).is_dir():
-            found.append(record)
-    return found
 
 
 def class_grades(course, all_assignments=False) -> ClassGrades:

@@ -7,10 +7,10 @@ from pathlib import Path
 from grading.core.course import Course
 from grading.core.errors import NbgError
 from grading.core.lock import warn_if_unfinished
-from grading.core.records import Status
+from grading.core.records import Status, needing_attention
 from grading.core.text import format_points
-from grading.export import class_grades, export_grades, needing_attention
-from grading.lms import FORMATS, write_lms_csv
+from grading.export import class_grades, export_grades
+from grading.lms import FORMATS, lms_rows, write_rows
 
 SCORED_ZERO = (Status.INVALID, Status.MISSING, Status.ERROR)
 
@@ -44,14 +44,16 @@ def run(args) -> int:
     lms = getattr(args, "lms", "csv")
     if lms != "csv" and not args.roster:
         raise NbgError(f"--format {lms} needs --roster: the LMS's student ids come from it")
+    every = class_grades(course, all_assignments=True)
+    grades = every if args.all_assignments else every.only_graded()
+    # The roster is checked before anything is written: a wrong --roster-id leaves no files.
+    rows = lms_rows(grades, lms, args.roster, args.roster_id) if lms != "csv" else None
     attention = needing_attention(course)
     for record in attention:
         what = ("it counts 0 (its feedback page tells the student why)" if record["status"] in SCORED_ZERO
                 else "its score is exported as graded")
         print(f"WARNING {record['student']}/{record['assignment']}/{record['notebook']}: {record['status']}: "
               f"{record.get('reason') or ''} -- {what}; review it (nbg status, the report) before importing")
-    every = class_grades(course, all_assignments=True)
-    grades = every if args.all_assignments else every.only_graded()
     grades_csv, cells_csv = export_grades(course, out_dir, grades=grades)
     print(f"grades (one row per student): {grades_csv}")
     print(f"per test cell:                {cells_csv}")
@@ -59,7 +61,7 @@ def run(args) -> int:
     if skipped:
         print(f"not written (nobody submitted yet; --all-assignments writes them): {', '.join(skipped)}")
     if lms != "csv":
-        path = write_lms_csv(grades, lms, args.roster, args.roster_id, out_dir / f"{lms}.csv")
+        path = write_rows(rows, out_dir / f"{lms}.csv")
         points = ", ".join(f"{a} {format_points(grades.max_scores[a])}" for a in grades.assignments)
         print(f"for {lms.title()}'s gradebook import: {path} (points possible: {points})")
     if attention:

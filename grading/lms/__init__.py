@@ -33,7 +33,7 @@ REGISTRY = {module.NAME: module for module in (blackboard, moodle, canvas)}
 LAYOUTS = {name: module.LAYOUT for name, module in REGISTRY.items()}
 FORMATS = {name: module.rows for name, module in REGISTRY.items() if module.rows is not None}
 
-__all__ = ["FORMATS", "LAYOUTS", "REGISTRY", "Layout", "read_roster", "write_lms_csv"]
+__all__ = ["FORMATS", "LAYOUTS", "REGISTRY", "Layout", "lms_rows", "read_roster", "write_lms_csv", "write_rows"]
 
 
 def canvas_rows(grades, roster_header, roster, roster_name="roster"):
@@ -46,17 +46,26 @@ def moodle_rows(grades, roster_header, roster, roster_name="roster"):
     return moodle.rows(grades, roster_header, roster, grades.assignments, roster_name)
 
 
+def lms_rows(grades, lms, roster_path, id_column, assignments=None) -> list:
+    """The rows of ``lms``'s import CSV (a key of :data:`FORMATS`), checked against the roster:
+    raises :class:`NbgError` before anything is written."""
+    if lms not in FORMATS:
+        raise NbgError(f"unknown LMS format {lms!r}; use one of {sorted(FORMATS)}")
+    header, roster = read_roster(roster_path, id_column)
+    assignments = grades.assignments if assignments is None else list(assignments)
+    return FORMATS[lms](grades, header, roster, assignments, roster_name=str(roster_path), id_column=id_column)
+
+
+def write_rows(rows, out_path) -> Path:
+    out_path = Path(out_path)
+    with out_path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    return out_path
+
+
 def write_lms_csv(grades, lms, roster_path, id_column, out_path, assignments=None) -> Path:
     """Write ``grades`` for ``lms`` (a key of :data:`FORMATS`) to ``out_path``.
 
     ``assignments`` (default: every assignment of ``grades``) are the columns written.
     """
-    if lms not in FORMATS:
-        raise NbgError(f"unknown LMS format {lms!r}; use one of {sorted(FORMATS)}")
-    header, roster = read_roster(roster_path, id_column)
-    assignments = grades.assignments if assignments is None else list(assignments)
-    rows = FORMATS[lms](grades, header, roster, assignments, roster_name=str(roster_path), id_column=id_column)
-    out_path = Path(out_path)
-    with out_path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows)
-    return out_path
+    return write_rows(lms_rows(grades, lms, roster_path, id_column, assignments), out_path)

@@ -71,6 +71,8 @@ def test_canvas_round_trip_as_the_readme_tells_it(tmp_path):
     code, out, err = nbg(root, "status")
     assert code == 1 and "ATTENTION 4242" in out
 
+    code, out, err = nbg(root, "report")
+    assert code == 1 and "1 notebook(s) need attention" in out and "4242/ps_fixture/ps_fixture" in out
     code, out, err = nbg(root, "feedback")
     assert code == 0, out + err
     page = (root / "feedback" / "4242" / NB / f"{NB}.html").read_text()
@@ -78,6 +80,11 @@ def test_canvas_round_trip_as_the_readme_tells_it(tmp_path):
     assert (root / "feedback" / "12345" / NB / f"{NB}.html").is_file()
 
     (tmp_path / "canvas_export.csv").write_text(CANVAS_EXPORT)
+    # The login is not the id collect took from Canvas's names: refused, saying so, nothing written.
+    code, out, err = nbg(root, "export", "--format", "canvas", "--roster", str(tmp_path / "canvas_export.csv"),
+                         "--roster-id", "SIS Login ID")
+    assert code == 2 and "holds ids like jdoe, rroe, bbroken" in err and "`nbg collect` printed" in err
+    assert not (root / "exports").exists()
     code, out, err = nbg(root, "export", "--format", "canvas", "--roster", str(tmp_path / "canvas_export.csv"),
                          "--roster-id", "ID")
     assert code == 1, out + err
