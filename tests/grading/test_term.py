@@ -99,3 +99,28 @@ def test_canvas_round_trip_as_the_readme_tells_it(tmp_path):
     assert scores["777"] == "0"  # late by the zip entry's date: the course's penalty applies
     with (root / "exports" / "grades.csv").open() as handle:
         assert next(csv.reader(handle)) == ["student", NB, "total"]
+
+
+def test_ctrl_c_is_one_line_and_an_interrupted_forced_run_stays_pending(tmp_path):
+    import json
+    import signal
+    import time
+
+    root = tmp_path / "course"
+    fixtures.make_class(root, {"a_loop": "infinite_loop", "perfect": "perfect"})
+    code, out, err = nbg(root, "autograde", "-j", "1", "--unsafe-no-sandbox", "--quiet")
+    assert "2 notebook(s) graded" in out, out + err
+    state = root / ".nbg_state" / "autograde" / NB / "a_loop.json"
+    run = subprocess.Popen([sys.executable, "-m", "grading", "--course", str(root), "autograde", "--force",
+                            "-j", "1", "--unsafe-no-sandbox", "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while json.loads(state.read_text())["hash"] != "regrade-requested" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2)  # a_loop's kernel is starting or looping (its cell's timeout is 5 s)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130
+    assert err == "nbg autograde: interrupted; re-run to finish (nothing committed is lost)\n"
+    code, out, err = nbg(root, "status")
+    assert code == 1 and "pending (run `nbg autograde ps_fixture`): a_loop, perfect" in out
