@@ -36,7 +36,7 @@ from grading.demo import (
     repository_course_root,
     run_demo,
 )
-from grading.commands.demo import format_score_table
+from grading.commands.demo import format_score_table, print_summary
 from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
 from grading.core.cells import split_hidden_region
 
@@ -109,6 +109,16 @@ def test_grading_problems_are_flagged_with_the_guilty_cell(demo):
     assert "m_estimate" in flagged[("kernel-dies", BAYES)].reason
     assert flagged[("infinite-loop", MULTINOMIAL)].status == "timeout"
     assert "confusion_matrix" in flagged[("infinite-loop", MULTINOMIAL)].reason
+
+
+@pytest.mark.slow
+def test_the_summary_ends_with_what_to_do_next(demo):
+    lines = []
+    print_summary(demo, echo=lines.append)
+    at = lines.index("What next:")
+    assert any(str(demo.report) in line for line in lines[at:])
+    assert any("Running a term" in line for line in lines[at:])
+    assert any("--roster-id ID" in line for line in lines[at:])
 
 
 @pytest.mark.slow
