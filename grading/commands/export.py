@@ -64,6 +64,11 @@ def run(args) -> int:
         path = write_rows(rows, out_dir / f"{lms}.csv")
         points = ", ".join(f"{a} {format_points(grades.max_scores[a])}" for a in grades.assignments)
         print(f"for {lms.title()}'s gradebook import: {path} (points possible: {points})")
+    manual = sorted({(c.student, c.assignment) for c in grades.cells if c.needs_manual_grade})
+    if manual:
+        print(f"NOTE: {len(manual)} submission(s) have written answers not graded yet (the formgrader's Manual "
+              f"Grading); their scores above leave those points out: "
+              + ", ".join(f"{s}/{a}" for s, a in manual))
     if attention:
         print(f"{len(attention)} notebook(s) need attention (listed above)")
     return 1 if attention else 0

@@ -122,6 +122,17 @@ def test_the_summary_ends_with_what_to_do_next(demo):
 
 
 @pytest.mark.slow
+def test_export_says_written_answers_are_not_graded_yet(demo, tmp_path, capsys):
+    from grading.cli import main
+
+    code = main(["--course", str(demo.course_root), "export", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1  # the kernel that died, the infinite loop, the edited test need attention
+    assert "submission(s) have written answers not graded yet" in out
+    assert "perfect/01_bayes_mle_map" in out
+
+
+@pytest.mark.slow
 def test_collect_took_every_student_and_nothing_else(demo):
     for report in demo.collect_reports:
         assert sorted(s for s, _, _ in report.collected) == sorted(EXPECTED_SCORES)
