@@ -4,18 +4,24 @@ Each subcommand lives in its own module of :mod:`grading.commands` exposing
 ``add_arguments(parser)`` and ``run(args) -> int``; modules are imported only
 when their subcommand runs, so ``nbg --help`` stays fast and one broken step cannot break the others.
 
-Exit codes: 0 success, 1 something needs the instructor's attention (or a
-check failed), 2 usage errors (argparse's convention, also for an
-:class:`~grading.core.errors.NbgError` about the course or the arguments, and
-for a gradebook database that cannot be reached or whose driver is missing:
-one line, see :mod:`grading.core.database`). Any other exception is a bug and
-keeps its traceback.
+Exit codes, the same policy for every subcommand: 0 success, 1 something
+needs the instructor's attention (listed; or a check failed), 2 usage errors
+(argparse's convention, also for an :class:`~grading.core.errors.NbgError`
+about the course or the arguments, and for a gradebook database that cannot be
+reached or whose driver is missing: one line, see :mod:`grading.core.database`).
+Before any step runs, ``main`` checks that ``--course`` is a course folder and
+that the assignment and student ids given exist (listing the valid ones), so a
+mistake creates nothing. Ctrl-C ends with one line and exit 130; output closed
+early (``nbg status | head``) with one line and exit 141. Any other exception
+is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 import warnings
 
@@ -77,6 +83,63 @@ def _check_gradebook_server(args):
         ensure_course_row(course.configured_db_url, course.course_id)  # nbgrader's converters need it
 
 
+def _check_course(args):
+    """``--course`` names a course folder (before anything connects or writes)."""
+    if args.command == "demo" or (args.command == "validate" and args.paths):
+        return
+    Course(args.course, db_url=args.db).require_course()
+
+
+def _check_ids(args):
+    """The course folder, then the assignment and student ids of the command line, before any step."""
+    if args.command == "demo" or (args.command == "validate" and args.paths):
+        return
+    course = Course(args.course, db_url=args.db)
+    assignments = list(getattr(args, "assignments", None) or [])
+    if getattr(args, "assignment", None):
+        assignments.append(args.assignment)
+    course.require_assignments(assignments)
+    course.require_students(getattr(args, "students", None))
+
+
+def _misplaced_global_option(argv, command):
+    """A usage message when ``--course``/``--db`` follow the subcommand (argparse only says
+    "unrecognized arguments"), saying where they go."""
+    if command is None or command not in argv:
+        return None
+    at = argv.index(command)
+    for i, word in enumerate(argv[at + 1:], start=at + 1):
+        option = word.split("=", 1)[0]
+        if option in ("--course", "--db"):
+            value = word.split("=", 1)[1] if "=" in word else (argv[i + 1] if i + 1 < len(argv) else "DIR")
+            rest = [w for j, w in enumerate(argv[at + 1:], start=at + 1)
+                    if j != i and not (j == i + 1 and "=" not in word)]
+            return (f"nbg: error: {option} goes before the subcommand: write "
+                    f"`nbg {option} {value} {' '.join([command, *rest])}`")
+    return None
+
+
+def _quiet_after_interrupt():
+    """After Ctrl-C, nothing but the one line: threads and event loops torn down at exit
+    (the kernels' asyncio clients) would print their own tracebacks."""
+    sys.unraisablehook = lambda unraisable: None
+    sys.excepthook = lambda *exc_info: None
+    import threading
+
+    threading.excepthook = lambda exc: None
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
+    logging.getLogger("traitlets").setLevel(logging.CRITICAL + 1)
+
+
+def _output_closed():
+    """stdout's reader went away (``nbg status | head``): drop what is left to write."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _find_command(argv):
     """The subcommand named in ``argv``, read past the global options' values.
 
@@ -107,26 +170,37 @@ def main(argv=None) -> int:
     except ImportError as error:
         print(f"nbg {command}: this step is not available: {error}", file=sys.stderr)
         return 2
+    misplaced = _misplaced_global_option(argv, command)
+    if misplaced:
+        print(misplaced, file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     module = importlib.import_module(args.module)
     try:
+        _check_course(args)
         _check_gradebook_server(args)
+        _check_ids(args)
         return int(module.run(args) or 0)
     except NbgError as error:
         print(f"nbg {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        _output_closed()
+        print(f"nbg {args.command}: output closed early (broken pipe); stopped", file=sys.stderr)
+        return 141
+    except KeyboardInterrupt:
+        _quiet_after_interrupt()
+        print(f"nbg {args.command}: interrupted; re-run to finish (nothing committed is lost)",
+              file=sys.stderr)
+        return 130
     except Exception as error:
         if not is_database_error(error):
             raise
         print(f"nbg {args.command}: error: {describe_error(error, args.db or 'the gradebook')}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"nbg {args.command}: interrupted; re-run to finish (nothing committed is lost)",
-              file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

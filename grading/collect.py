@@ -1,12 +1,18 @@
 """``nbg collect``: submissions from a folder or an LMS zip into ``submitted/``.
 
-Every notebook file in the source is matched against a regular expression
-with a named group ``student`` (and optionally ``timestamp``), and against
-the assignment's notebook names (the file name must end with
-``<notebook>.ipynb``). What matches is written to nbgrader's
-``submitted/<student>/<assignment>/<notebook>.ipynb`` with a
+Every file of the source is matched against the download layouts of the LMSes
+(:mod:`grading.lms`: Canvas, Moodle, Blackboard; each file by the first
+layout that fits), or against one ``layout``, or a custom ``pattern`` (a
+regular expression with a named group ``student`` and optionally
+``timestamp``, ``file``, ``late`` and ``attempt``, see
+:class:`grading.lms.layout.Layout`), and against the assignment's notebook
+names (the student's file name must end with ``<notebook>.ipynb``; an LMS's
+resubmission suffix ``-1`` or `` (1)`` is allowed). What matches is written
+to nbgrader's ``submitted/<student>/<assignment>/<notebook>.ipynb`` with a
 ``timestamp.txt``; everything else is listed in the report, never skipped
-silently.
+silently. The report says which layout each file fitted, which part of its
+name became the student id and where its time came from, and warns when the
+names carry no submission time.
 
 Safety: files are read straight from the zip and written only to paths built
 from the assignment, a validated student id and a known notebook name, so
@@ -15,7 +21,8 @@ absolute paths) and symbolic links are rejected with a message.
 
 A submission is never replaced by an older one: the timestamp comes from the
 ``timestamp`` group of the name if present, else from the zip entry's date or
-the file's modification time (all taken as UTC).
+the file's modification time (all taken as UTC); between files of the same
+time, the higher resubmission number (``attempt``) wins.
 """
 
 from __future__ import annotations
@@ -31,13 +38,17 @@ from pathlib import Path, PurePosixPath
 
 from grading.core.course import Course
 from grading.core.errors import NbgError
+from grading.lms import LAYOUTS, Layout
 
-# Blackboard-style LMS download names, e.g.
-# "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb":
-# the id is the part just before "_attempt_", the timestamp follows it.
-DEFAULT_PATTERN = r"(?P<student>[^/_]+)_attempt_(?P<timestamp>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)"
+# Blackboard's download names, e.g.
+# "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb" (the old default).
+DEFAULT_PATTERN = LAYOUTS["blackboard"].pattern
 # A folder of per-student folders: "<student>/<notebook>.ipynb".
 FOLDER_PATTERN = r"^(?:.*/)?(?P<student>[^/]+)/[^/]+$"
+FOLDER_LAYOUT = Layout(name="folder per student", pattern=FOLDER_PATTERN, example="jdoe/<notebook>.ipynb",
+                       student_part="the folder holding the notebook", time_from="")
+LAYOUT_CHOICES = {**LAYOUTS, "folder": FOLDER_LAYOUT}
+RESUBMISSION = re.compile(r"(?:-\d+| \(\d+\))(?=\.ipynb$)")
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 JUNK = re.compile(r"(^|/)(__MACOSX|\.DS_Store|\.ipynb_checkpoints|Thumbs\.db)(/|$)")
 MAX_FILE_BYTES = 50_000_000  # a notebook larger than this is not a real submission
@@ -53,21 +64,51 @@ class CollectReport:
     unmatched: list = dataclasses.field(default_factory=list)  # (name, reason)
     rejected: list = dataclasses.field(default_factory=list)  # (name, reason): unsafe entries
     ignored: list = dataclasses.field(default_factory=list)  # OS junk (__MACOSX, .DS_Store)
+    other_files: list = dataclasses.field(default_factory=list)  # non-notebooks of students who sent one
+    details: dict = dataclasses.field(default_factory=dict)  # student -> _Candidate (the newest)
+    layouts: dict = dataclasses.field(default_factory=dict)  # layout name -> Layout, those that matched
 
     @property
     def needs_attention(self) -> bool:
         return bool(self.unmatched or self.rejected)
 
+    @property
+    def untimed(self) -> list:
+        """Students whose submission time did not come from the file name."""
+        return [s for s, _, _ in self.collected if self.details[s].time_source != "the name"]
+
     def format(self) -> str:
         lines = [f"collect {self.assignment}: {len(self.collected)} submission(s) collected"]
+        for layout in self.layouts.values():
+            lines.append(f"  {layout.name} layout (e.g. {layout.example}): student id = {layout.student_part}"
+                         + (f"; its gradebook export's column {layout.roster_id!r} holds it "
+                            f"(nbg export --roster-id {layout.roster_id!r})" if layout.roster_id else ""))
         for student, notebooks, timestamp in self.collected:
-            lines.append(f"  {student}: {', '.join(notebooks)} ({timestamp:%Y-%m-%d %H:%M:%S} UTC)")
+            detail = self.details[student]
+            extra = [f"time from {detail.time_source}"]
+            if detail.display:
+                extra.insert(0, f"name part {detail.display!r}")
+            if detail.late:
+                extra.append(f"marked late by {detail.layout.name}")
+            lines.append(f"  {student}: {', '.join(notebooks)} ({timestamp:%Y-%m-%d %H:%M:%S} UTC; "
+                         f"{'; '.join(extra)})")
         for student, reason in self.kept_newer:
             lines.append(f"  kept {student}'s existing submission: {reason}")
+        untimed = self.untimed
+        if untimed:
+            sources = sorted({self.details[s].time_source for s in untimed})
+            lines.append(
+                f"WARNING: no submission time in the file names of {len(untimed)} submission(s); their time is "
+                f"{' or '.join(sources)}, which may not be when the student submitted. With a due date set, "
+                "check the times above (nbg report's late table) before exporting, or give --pattern a "
+                "(?P<timestamp>...) group")
         for title, items in (("NOT MATCHED", self.unmatched), ("REJECTED", self.rejected)):
             if items:
                 lines.append(f"{title} ({len(items)}):")
                 lines.extend(f"  {name}: {reason}" for name, reason in items)
+        if self.other_files:
+            lines.append(f"skipped {len(self.other_files)} file(s) that are not notebooks, of students who "
+                         f"also submitted one: {', '.join(self.other_files)}")
         if self.ignored:
             lines.append(f"ignored {len(self.ignored)} system file(s) (__MACOSX, .DS_Store, ...)")
         return "\n".join(lines)
@@ -80,6 +121,15 @@ class _Candidate:
     notebook: str
     timestamp: dt.datetime
     read: object  # () -> bytes
+    layout: Layout = FOLDER_LAYOUT
+    time_source: str = "the name"
+    display: str = ""  # the name part of the file name (Canvas's lastfirst, Moodle's full name)
+    late: bool = False
+    attempt: int = 0
+
+    @property
+    def order(self):
+        return (self.timestamp, self.attempt)
 
 
 def _parse_timestamp(text: str) -> dt.datetime:
@@ -139,10 +189,21 @@ def _entries_from_folder(source: Path):
             yield name, mtime, path.read_bytes, problem
 
 
-def _match_notebook(name: str, notebooks) -> str | None:
-    basename = name.rsplit("/", 1)[-1]
-    matches = [nb for nb in notebooks if basename.endswith(f"{nb}.ipynb")]
-    return max(matches, key=len) if matches else None
+def _match_notebook(filename: str, notebooks) -> str | None:
+    basename = filename.rsplit("/", 1)[-1]
+    for name in (basename, RESUBMISSION.sub("", basename)):  # "nb-1.ipynb": an LMS's resubmission
+        matches = [nb for nb in notebooks if name.endswith(f"{nb}.ipynb")]
+        if matches:
+            return max(matches, key=len)
+    return None
+
+
+def _match(name, layouts):
+    for layout in layouts:
+        match = layout.regex.search(name)
+        if match is not None:
+            return layout, match
+    return None, None
 
 
 def _read_existing_timestamp(folder: Path):
@@ -154,7 +215,7 @@ def _read_existing_timestamp(folder: Path):
         return None
 
 
-def collect(course, assignment, source, pattern=DEFAULT_PATTERN) -> CollectReport:
+def collect(course, assignment, source, pattern=None, layout=None) -> CollectReport:
     """Copy matching notebooks from ``source`` into ``submitted/``.
 
     Parameters
@@ -165,36 +226,58 @@ def collect(course, assignment, source, pattern=DEFAULT_PATTERN) -> CollectRepor
         (run ``release`` first) or else of ``source/<assignment>``.
     source : path
         A folder (searched recursively) or a ``.zip`` file.
-    pattern : str
+    pattern : str, optional
         Regular expression searched in each file's path inside the source
         (forward slashes), with a named group ``student`` and optionally
         ``timestamp`` (``YYYY-MM-DD-HH-MM-SS`` or any six numbers in that
-        order). Default :data:`DEFAULT_PATTERN`; :data:`FOLDER_PATTERN` fits
-        ``<student>/<notebook>.ipynb``.
+        order), ``file``, ``late`` and ``attempt``. :data:`FOLDER_PATTERN`
+        fits ``<student>/<notebook>.ipynb``.
+    layout : str, optional
+        One of :data:`LAYOUT_CHOICES` (``canvas``, ``moodle``, ``blackboard``,
+        ``folder``). Without ``pattern`` or ``layout``, every LMS layout is tried.
 
     Returns
     -------
     CollectReport
     """
     course = course if isinstance(course, Course) else Course(course)
-    regex = re.compile(pattern)
-    if "student" not in regex.groupindex:
-        raise NbgError(f"the pattern {pattern!r} needs a named group (?P<student>...)")
+    if pattern is not None:
+        try:
+            regex = re.compile(pattern)
+        except re.error as error:
+            raise NbgError(f"--pattern {pattern!r} is not a regular expression: {error}") from None
+        if "student" not in regex.groupindex:
+            raise NbgError(f"the pattern {pattern!r} needs a named group (?P<student>...)")
+        layouts = [Layout(name="--pattern", pattern=pattern, example=pattern,
+                          student_part="the pattern's group 'student'")]
+    elif layout is not None:
+        if layout not in LAYOUT_CHOICES:
+            raise NbgError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUT_CHOICES)}")
+        layouts = [LAYOUT_CHOICES[layout]]
+    else:
+        layouts = list(LAYOUTS.values())
+    no_match = ("the name does not match the pattern" if pattern is not None else
+                f"the name fits none of the layouts ({', '.join(lay.name for lay in layouts)}): "
+                "give --layout or --pattern")
     source = Path(source)
     notebooks = [p.stem for p in sorted(course.release_dir(assignment).glob("*.ipynb"))] or [
         p.stem for p in course.source_notebooks(assignment)
     ]
     if not notebooks:
-        raise NbgError(f"assignment {assignment!r} has no notebooks in release/ or source/: release it first")
+        known = course.source_assignments()
+        raise NbgError(f"unknown assignment {assignment!r}: the course has "
+                       f"{', '.join(known) if known else 'no assignment in ' + str(course.source_root)}")
     if zipfile.is_zipfile(source):
-        entries = _entries_from_zip(source)
+        entries, fallback_time = _entries_from_zip(source), "the zip entry's date"
     elif source.is_dir():
-        entries = _entries_from_folder(source)
+        entries, fallback_time = _entries_from_folder(source), "the file's modification time"
     else:
-        raise NbgError(f"{source} is neither a folder nor a zip file")
+        raise NbgError(f"{source} is neither a folder nor a zip file: give the LMS's download (a .zip) "
+                       "or the folder it was unpacked to")
 
     report = CollectReport(assignment)
     best: dict = {}  # (student, notebook) -> _Candidate, the latest
+    not_notebooks = []  # (name, student or None)
     for name, when, read, problem in entries:
         if JUNK.search(name):
             report.ignored.append(name)
@@ -202,27 +285,35 @@ def collect(course, assignment, source, pattern=DEFAULT_PATTERN) -> CollectRepor
         if problem:
             report.rejected.append((name, problem))
             continue
-        match = regex.search(name)
+        matched_layout, match = _match(name, layouts)
+        if not name.lower().endswith(".ipynb"):
+            not_notebooks.append((name, match.group("student").strip() if match else None))
+            continue
         if match is None:
-            report.unmatched.append((name, "the name does not match the pattern"))
+            report.unmatched.append((name, no_match))
             continue
         student = match.group("student").strip()
         if not STUDENT_ID.match(student):
             report.unmatched.append((name, f"student id {student!r} is not a safe folder name"))
             continue
-        notebook = _match_notebook(name, notebooks)
+        groups = match.groupdict()
+        filename = (groups.get("file") or "") + (groups.get("ext") or "") if groups.get("file") else name
+        notebook = _match_notebook(filename, notebooks)
         if notebook is None:
             report.unmatched.append((name, f"not one of {assignment}'s notebooks ({', '.join(notebooks)})"))
             continue
-        if match.groupdict().get("timestamp"):
+        time_source = fallback_time
+        if groups.get("timestamp"):
             try:
-                when = _parse_timestamp(match.group("timestamp"))
+                when, time_source = _parse_timestamp(match.group("timestamp")), "the name"
             except ValueError as error:
                 report.unmatched.append((name, str(error)))
                 continue
-        candidate = _Candidate(name, student, notebook, when, read)
+        candidate = _Candidate(name, student, notebook, when, read, layout=matched_layout,
+                               time_source=time_source, display=(groups.get("name") or "").strip(),
+                               late=bool(groups.get("late")), attempt=int(groups.get("attempt") or 0))
         previous = best.get((student, notebook))
-        if previous is None or candidate.timestamp > previous.timestamp:
+        if previous is None or candidate.order > previous.order:
             best[(student, notebook)] = candidate
 
     by_student: dict = {}
@@ -230,11 +321,18 @@ def collect(course, assignment, source, pattern=DEFAULT_PATTERN) -> CollectRepor
         by_student.setdefault(student, []).append(candidate)
     for student, candidates in by_student.items():
         _write_submission(course, assignment, student, candidates, report)
+    for name, student in not_notebooks:
+        if student is not None and student in by_student:
+            report.other_files.append(name)
+        else:
+            report.unmatched.append((name, "not a notebook (.ipynb)" + (
+                f", and {student!r} submitted no notebook" if student else f"; {no_match}")))
     return report
 
 
 def _write_submission(course, assignment, student, candidates, report):
     timestamp = max(c.timestamp for c in candidates)
+    newest = max(candidates, key=lambda c: c.order)
     final = course.submitted_dir(student, assignment)
     existing = _read_existing_timestamp(final)
     if existing is not None and existing >= timestamp:
@@ -258,3 +356,5 @@ def _write_submission(course, assignment, student, candidates, report):
         shutil.rmtree(final)
     os.replace(staging, final)
     report.collected.append((student, [c.notebook for c in candidates], timestamp))
+    report.details[student] = newest
+    report.layouts.setdefault(newest.layout.name, newest.layout)

@@ -17,6 +17,14 @@ Two files are written:
     written answer still waiting for the instructor's grade has empty
     ``score`` and ``passed``.
 
+Only the assignments that have grades (someone submitted) are columns,
+unless ``all_assignments``: a released assignment nobody handed in yet would
+be an empty column, which an LMS import creates or overwrites.
+
+A submission that still needs attention (a notebook that could not be read
+and scored 0, a dead kernel, a flag...) is listed by
+:func:`grading.core.records.needing_attention` so that ``nbg export`` warns before writing it.
+
 With ``--format canvas`` or ``--format moodle`` and a ``--roster``, a third
 file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
 import (:mod:`grading.lms`). Late penalties are recomputed first
@@ -74,7 +82,15 @@ def write_cells_csv(grades: ClassGrades, path) -> Path:
     return path
 
 
-def export_grades(course, out_dir) -> tuple[Path, Path]:
+def class_grades(course, all_assignments=False) -> ClassGrades:
+    """The gradebook's grades after recomputing late penalties, without ungraded assignments
+    unless ``all_assignments``."""
+    apply_late_policy(course)  # due dates, extensions or manual grades may have changed
+    grades = read_class_grades(course)
+    return grades if all_assignments else grades.only_graded()
+
+
+def export_grades(course, out_dir, all_assignments=False, grades=None) -> tuple[Path, Path]:
     """Write ``grades.csv`` and ``cells.csv`` for the whole class into ``out_dir``.
 
     Parameters
@@ -82,6 +98,10 @@ def export_grades(course, out_dir) -> tuple[Path, Path]:
     course : grading.Course
     out_dir : str or Path
         Created if missing.
+    all_assignments : bool
+        Also the assignments nobody submitted (empty columns).
+    grades : ClassGrades, optional
+        Already read by :func:`class_grades` (default: read here).
 
     Returns
     -------
@@ -91,9 +111,8 @@ def export_grades(course, out_dir) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise NbgError(f"--out {out_dir} is a file; give a folder for grades.csv and cells.csv")
+    grades = grades if grades is not None else class_grades(course, all_assignments)
     out_dir.mkdir(parents=True, exist_ok=True)
-    apply_late_policy(course)  # due dates, extensions or manual grades may have changed
-    grades = read_class_grades(course)
     return (
         write_grades_csv(grades, out_dir / GRADES_FILENAME),
         write_cells_csv(grades, out_dir / CELLS_FILENAME),

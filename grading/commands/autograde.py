@@ -7,9 +7,25 @@ import logging
 
 from grading.autograde import AutogradeSummary, autograde
 from grading.commands._progress import ProgressBar
+from grading.core import state
 from grading.core.course import Course
 from grading.core.settings import settings_help
 from grading.core.text import text_table
+from grading.status import course_status
+
+
+def still_needing_attention(course, summary, assignments, students) -> list:
+    """(student, assignment, why) of the selection that need attention but were not graded
+    in this run (unchanged since an earlier one), so the run's exit code covers them."""
+    graded = {(r.student, r.assignment) for r in summary.records}
+    found = []
+    for status in course_status(course):
+        if assignments and status.assignment not in assignments:
+            continue
+        for student, why in status.attention.items():
+            if (not students or student in students) and (student, status.assignment) not in graded:
+                found.append((student, status.assignment, why))
+    return found
 
 
 def format_table(summary: AutogradeSummary) -> str:
@@ -65,13 +81,23 @@ def run(args) -> int:
         # table says what matters.
         logging.getLogger("traitlets").setLevel(logging.ERROR)
     course = Course(args.course, db_url=args.db)
+    if args.force:  # an interrupted forced run leaves what it did not reach pending, not forgotten
+        for assignment in args.assignments or course.source_assignments():
+            for student in course.submitted_students(assignment):
+                if not args.students or student in args.students:
+                    state.mark_for_regrade(course, student, assignment)
     bar = ProgressBar(enabled=not args.quiet)
-    summary = autograde(
-        course, assignments=args.assignments or None, students=args.students,
-        workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
-        sandboxed=not args.unsafe_no_sandbox, scheduler=args.scheduler, on_progress=bar,
-        security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key},
-    )
-    bar.close()
+    try:
+        summary = autograde(
+            course, assignments=args.assignments or None, students=args.students,
+            workers=args.workers, cell_timeout=args.cell_timeout, force=args.force,
+            sandboxed=not args.unsafe_no_sandbox, scheduler=args.scheduler, on_progress=bar,
+            security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key},
+        )
+    finally:
+        bar.close()
     print(format_table(summary))
-    return summary.exit_code
+    earlier = still_needing_attention(course, summary, args.assignments, args.students)
+    for student, assignment, why in earlier:
+        print(f"  STILL NEEDS ATTENTION {student}/{assignment} (unchanged since an earlier run): {why}")
+    return 1 if earlier else summary.exit_code

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from grading.collect import DEFAULT_PATTERN, FOLDER_PATTERN, collect
+from grading.collect import FOLDER_PATTERN, LAYOUT_CHOICES, collect
 from grading.core.course import Course
 
 
 def add_arguments(parser):
     parser.add_argument("assignment", help="assignment id")
     parser.add_argument("source", help="folder of notebooks or LMS zip download")
+    layouts = "; ".join(f"{key}: {layout.example}" for key, layout in LAYOUT_CHOICES.items())
     parser.add_argument(
-        "--pattern", default=DEFAULT_PATTERN,
-        help=("regex with a named group 'student' (and optionally 'timestamp') searched in each "
-              "file's path; default fits 'Name_ID_attempt_YYYY-MM-DD-HH-MM-SS_<notebook>.ipynb'; "
-              f"for <student>/<notebook>.ipynb folders use {FOLDER_PATTERN!r}"),
+        "--layout", choices=list(LAYOUT_CHOICES), default=None,
+        help=f"read the names in this layout only (default: recognise each LMS's). {layouts}",
+    )
+    parser.add_argument(
+        "--pattern", default=None,
+        help=("instead of a layout, a regex with a named group 'student' (and optionally 'timestamp', "
+              "'file', 'late', 'attempt') searched in each file's path; "
+              f"for <student>/<notebook>.ipynb folders use --layout folder ({FOLDER_PATTERN!r})"),
     )
 
 
 def run(args) -> int:
-    report = collect(Course(args.course, db_url=args.db), args.assignment, args.source, pattern=args.pattern)
+    course = Course(args.course, db_url=args.db)
+    report = collect(course, args.assignment, args.source, pattern=args.pattern, layout=args.layout)
     print(report.format())
     return 1 if report.needs_attention else 0

@@ -55,6 +55,26 @@ def print_summary(result: DemoResult, echo=print) -> None:
     echo(f"grading log:        {result.course_root / 'grading_log.jsonl'}")
     echo(f"student kernels:    {'sandboxed' if result.sandboxed else 'NOT sandboxed (see the report)'}")
     echo(f"done in {result.seconds:.0f} s")
+    echo("")
+    for line in what_next(result):
+        echo(line)
+
+
+def what_next(result: DemoResult) -> list:
+    """What to look at in the demo, then how to start a course of one's own (the README's "Running a term")."""
+    root = result.course_root
+    return [
+        "What next:",
+        f"  look:   open {result.report}; read a feedback page under {root / 'feedback'};",
+        f"          nbg --course {root} status   (who needs attention, and why)",
+        "  a term of your own (README, \"Running a term\"), with this checkout's tools on PATH",
+        "  (export PATH=\"$PWD/.venv/bin:$PATH\"), in a folder outside the repository:",
+        "          mkdir -p ~/teaching/ml101 && cp -r course/source course/nbgrader_config.py ~/teaching/ml101/",
+        "          cd ~/teaching/ml101 && nbgrader db assignment add 01_bayes_mle_map --duedate \"2026-10-01 23:59 UTC\"",
+        "          nbg release       then put release_zips/*.zip on the LMS",
+        "          nbg collect 01_bayes_mle_map ~/Downloads/submissions.zip && nbg autograde && nbg feedback",
+        "          nbg export --format canvas --roster <Canvas gradebook export>.csv --roster-id ID",
+    ]
 
 
 def add_arguments(parser) -> None:

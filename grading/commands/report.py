@@ -6,6 +6,7 @@ from pathlib import Path
 
 from grading.core.course import Course
 from grading.core.lock import warn_if_unfinished
+from grading.core.records import needing_attention
 from grading.report import write_report
 
 
@@ -19,9 +20,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    """Entry point of ``nbg report``; returns the exit code."""
+    """Entry point of ``nbg report``; returns the exit code (1: a notebook needs attention)."""
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
     out_path = Path(args.out) if args.out else course.root / "report.html"
     print(f"report: {write_report(course, out_path, args.similarity_threshold)}")
-    return 0
+    attention = needing_attention(course)
+    if attention:
+        print(f"{len(attention)} notebook(s) need attention (the report's table says why): "
+              + ", ".join(f"{r['student']}/{r['assignment']}/{r['notebook']}" for r in attention))
+    return 1 if attention else 0

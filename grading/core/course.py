@@ -204,5 +204,49 @@ class Course:
                 "and run `nbg release` and `nbg autograde` first"
             )
 
+    def require_course(self) -> None:
+        """Raise :class:`NbgError` unless the root is a course folder (it holds ``source/``).
+
+        Checked before any step runs, so a wrong ``--course`` creates nothing.
+        """
+        if self.source_root.is_dir():
+            return
+        what = "does not exist" if not self.root.exists() else "has no source/ folder"
+        hint = ""
+        nested = [p for p in (self.root / "course",) if (p / "source").is_dir()]
+        if nested:
+            hint = f" (the course here is {nested[0]}: write `nbg --course {nested[0].name} ...`)"
+        raise NbgError(f"{self.root} {what}: --course must name the course folder, the one holding "
+                       f"source/<assignment>/ and nbgrader_config.py{hint}")
+
+    def require_assignments(self, assignments) -> None:
+        """Raise :class:`NbgError` naming the valid ids when one of ``assignments`` is unknown."""
+        known = self.source_assignments()
+        unknown = [a for a in assignments or () if a not in known]
+        if unknown:
+            raise NbgError(f"unknown assignment(s) {', '.join(map(repr, unknown))}: the course's assignments "
+                           f"(in {self.source_root}) are {', '.join(known) or 'none'}")
+
+    def known_students(self) -> list[str]:
+        """Students with a submission in ``submitted/`` or a row in the gradebook, sorted."""
+        students = set()
+        if self.submitted_root.is_dir():
+            students.update(p.name for p in self.submitted_root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if self.gradebook_exists():
+            with self.gradebook() as gradebook:
+                students.update(student.id for student in gradebook.students)
+        return sorted(students)
+
+    def require_students(self, students) -> None:
+        """Raise :class:`NbgError` naming the known ids when one of ``students`` is unknown."""
+        if not students:
+            return
+        known = self.known_students()
+        unknown = [s for s in students if s not in known]
+        if unknown:
+            shown = ", ".join(known[:30]) + (f" ... ({len(known)} in all)" if len(known) > 30 else "")
+            raise NbgError(f"unknown student(s) {', '.join(map(repr, unknown))}: the students with a "
+                           f"submission are {shown or 'none yet (run nbg collect first)'}")
+
     def __repr__(self) -> str:
         return f"Course({str(self.root)!r})"

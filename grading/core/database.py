@@ -79,7 +79,9 @@ def describe_error(error, url) -> str:
     text = " ".join(str(getattr(error, "orig", None) or error).split())
     if isinstance(error, ModuleNotFoundError) or "No module named" in text:
         missing = getattr(error, "name", None) or text.rsplit(" ", 1)[-1].strip("'")
-        return f"the gradebook {redact(url)} needs the database driver {missing!r}, which is not installed: {INSTALL_HINT}"
+        hint = INSTALL_HINT if is_postgres(url) else (
+            "install it, or use a gradebook nbg supports: sqlite:///<file> (the default) or postgresql://...")
+        return f"the gradebook {redact(url)} needs the database driver {missing!r}, which is not installed: {hint}"
     if len(text) > 300:
         text = text[:300] + "..."
     return f"cannot use the gradebook {redact(url)}: {text} (check --db / CourseDirectory.db_url and the server)"
@@ -88,7 +90,8 @@ def describe_error(error, url) -> str:
 def check_database(url, timeout=10) -> None:
     """Connect to a server gradebook once; raise :class:`DatabaseError` if that fails.
 
-    SQLite URLs are not checked (nbgrader creates the file when needed).
+    SQLite URLs are not checked (nbgrader creates the file when needed); any
+    other URL (PostgreSQL, or another driver such as ``mysql://``) is.
 
     Parameters
     ----------
@@ -103,12 +106,13 @@ def check_database(url, timeout=10) -> None:
         With one line: the missing driver and how to install it, or the
         server's own reason (refused, unknown database, authentication).
     """
-    if not is_postgres(url):
+    if url is None or url.startswith("sqlite:"):
         return
     try:
         import sqlalchemy
 
-        engine = sqlalchemy.create_engine(url, connect_args={"connect_timeout": timeout}, poolclass=sqlalchemy.pool.NullPool)
+        connect_args = {"connect_timeout": timeout} if is_postgres(url) else {}
+        engine = sqlalchemy.create_engine(url, connect_args=connect_args, poolclass=sqlalchemy.pool.NullPool)
         try:
             with engine.connect() as connection:
                 connection.execute(sqlalchemy.text("SELECT 1"))

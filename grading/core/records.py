@@ -111,3 +111,12 @@ def latest_records(records) -> dict:
         latest[key] = record
     return latest
 
+
+
+def needing_attention(course) -> list:
+    """The newest grading records (dicts) whose status is not ok, of submissions still in ``submitted/``."""
+    found = []
+    for (student, assignment, _), record in sorted(latest_records(read_grading_log(course.grading_log_path)).items()):
+        if record.get("status", Status.OK) != Status.OK and course.submitted_dir(student, assignment).is_dir():
+            found.append(record)
+    return found

@@ -50,6 +50,20 @@ def is_up_to_date(course, student, assignment, content_hash) -> bool:
         return False
 
 
+def mark_for_regrade(course, student, assignment) -> bool:
+    """Make a graded submission pending until it is graded again (``--force``): a forced run
+    that is interrupted then leaves what it did not reach pending, for ``status`` and the
+    next run. Returns whether there was a state to mark."""
+    path = state_path(course, student, assignment)
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    saved["hash"] = "regrade-requested"
+    write_atomic(path, json.dumps(saved, sort_keys=True))
+    return True
+
+
 def swap_in(staging: Path, final: Path):
     """Replace ``final`` by ``staging`` (two renames; a crash in between leaves no
     folder, which the next run regrades)."""

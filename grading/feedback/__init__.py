@@ -19,6 +19,10 @@ preprocessors:
     adds a note at the top when grading did not go normally (the kernel died
     in a given cell, a cell timed out, ...), read from ``grading_log.jsonl``.
 
+A notebook that could not be read (truncated JSON) or was missing has no
+autograded copy to render: it gets a page of its own saying why it scored 0
+and what to do (:mod:`grading.feedback.unreadable`).
+
 The hidden lines are taken from the gradebook's copy of the source notebook,
 not only from the autograded notebook, so a student who deleted or renamed a
 test cell cannot make them slip through.
@@ -292,9 +296,11 @@ def generate_feedback(course, assignments=None, students=None) -> list:
     RuntimeError
         When nbgrader fails to render a submission (its log says why).
     """
+    from grading.feedback.unreadable import write_unreadable_pages
+
     pairs = autograded_submissions(course, assignments, students)
     if not pairs:
-        return []
+        return write_unreadable_pages(course, assignments, students)
     coursedir = course.coursedir
     coursedir.assignment_id = "*"
     coursedir.student_id = "*"
@@ -311,7 +317,7 @@ def generate_feedback(course, assignments=None, students=None) -> list:
     written = []
     for student, assignment in pairs:
         written.extend(sorted(course.feedback_dir(student, assignment).glob("*.html")))
-    return written
+    return written + write_unreadable_pages(course, assignments, students)
 
 
 def _selected_feedback_class():

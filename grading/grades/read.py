@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 
@@ -72,6 +73,15 @@ class ClassGrades:
         """The penalised score, or None when the student did not submit."""
         grade = self.submissions.get((student, assignment))
         return None if grade is None else grade.score
+
+    def graded_assignments(self) -> list:
+        """The assignments someone submitted (those with grades), sorted."""
+        return sorted({assignment for _, assignment in self.submissions})
+
+    def only_graded(self) -> "ClassGrades":
+        """The same grades without the assignments nobody submitted (released, not yet due):
+        an LMS import would create or touch an empty column for each."""
+        return dataclasses.replace(self, assignments=self.graded_assignments())
 
     def total(self, student) -> float:
         """Sum over assignments, a missing submission counting 0."""

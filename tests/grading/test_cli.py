@@ -24,6 +24,7 @@ def test_a_users_mistake_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
         raise NbgError("no assignment here: check --course")
 
     monkeypatch.setattr(grading.commands.status, "run", refuse)
+    (tmp_path / "source").mkdir()
     assert main(["--course", str(tmp_path), "status"]) == 2
     assert capsys.readouterr().err == "nbg status: error: no assignment here: check --course\n"
 
@@ -33,6 +34,7 @@ def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch):
         raise ValueError("operands could not be broadcast together")  # e.g. from NumPy deep inside
 
     monkeypatch.setattr(grading.commands.status, "run", bug)
+    (tmp_path / "source").mkdir()
     with pytest.raises(ValueError, match="broadcast"):
         main(["--course", str(tmp_path), "status"])
 

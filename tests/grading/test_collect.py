@@ -69,7 +69,7 @@ def test_lms_zip_with_nested_folders_and_odd_names(course, tmp_path):
     assert report.ignored == ["__MACOSX/._junk"]
     assert report.needs_attention
     text = report.format()
-    assert "NOT MATCHED (2)" in text and "readme.txt: the name does not match the pattern" in text
+    assert "NOT MATCHED (2)" in text and "readme.txt: not a notebook (.ipynb); the name fits none of the layouts" in text
 
 
 def test_zip_slip_and_symlinks_are_rejected_and_nothing_escapes(course, tmp_path):
@@ -143,5 +143,5 @@ def test_bad_arguments_are_clear_errors(course, tmp_path):
         collect(course, NB, tmp_path, pattern=r"(\d+)")
     with pytest.raises(ValueError, match="neither a folder nor a zip"):
         collect(course, NB, tmp_path / "missing.zip")
-    with pytest.raises(ValueError, match="no notebooks in release/ or source/"):
+    with pytest.raises(ValueError, match="unknown assignment .nope.: the course has ps_fixture"):
         collect(course, "nope", tmp_path)

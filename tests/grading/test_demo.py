@@ -36,7 +36,7 @@ from grading.demo import (
     repository_course_root,
     run_demo,
 )
-from grading.commands.demo import format_score_table
+from grading.commands.demo import format_score_table, print_summary
 from grading.demo.students import DEMO_ASSIGNMENTS, DEMO_STUDENTS, DemoStudent, student_notebook
 from grading.core.cells import split_hidden_region
 
@@ -109,6 +109,27 @@ def test_grading_problems_are_flagged_with_the_guilty_cell(demo):
     assert "m_estimate" in flagged[("kernel-dies", BAYES)].reason
     assert flagged[("infinite-loop", MULTINOMIAL)].status == "timeout"
     assert "confusion_matrix" in flagged[("infinite-loop", MULTINOMIAL)].reason
+
+
+@pytest.mark.slow
+def test_the_summary_ends_with_what_to_do_next(demo):
+    lines = []
+    print_summary(demo, echo=lines.append)
+    at = lines.index("What next:")
+    assert any(str(demo.report) in line for line in lines[at:])
+    assert any("Running a term" in line for line in lines[at:])
+    assert any("--roster-id ID" in line for line in lines[at:])
+
+
+@pytest.mark.slow
+def test_export_says_written_answers_are_not_graded_yet(demo, tmp_path, capsys):
+    from grading.cli import main
+
+    code = main(["--course", str(demo.course_root), "export", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1  # the kernel that died, the infinite loop, the edited test need attention
+    assert "submission(s) have written answers not graded yet" in out
+    assert "perfect/01_bayes_mle_map" in out
 
 
 @pytest.mark.slow

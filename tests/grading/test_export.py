@@ -105,6 +105,8 @@ def test_cli_export_writes_both_files(tmp_path_factory, tmp_path):
         [sys.executable, "-m", "grading", "--course", str(root), "export", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=120,
     )
-    assert done.returncode == 0, done.stderr
+    # The class has a dead kernel, an infinite loop and an edited test: listed first, exit 1.
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("WARNING ") and "3 notebook(s) need attention" in done.stdout
     assert (tmp_path / "grades.csv").read_text().startswith("student,ps_fixture,total")
     assert str(tmp_path / "cells.csv") in done.stdout

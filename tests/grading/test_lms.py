@@ -136,7 +136,7 @@ def test_cli_export_canvas(tmp_path_factory, tmp_path):
                               capture_output=True, text=True, timeout=300)
 
     done = nbg("--format", "canvas", "--roster", str(tmp_path / "roster.csv"), "--roster-id", "SIS Login ID")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the class's dead kernel etc. need attention
     assert "points possible: ps_fixture 6" in done.stdout
     assert (tmp_path / "out" / "canvas.csv").read_text().startswith("Student,ID,SIS User ID")
     done = nbg("--format", "moodle")

@@ -162,6 +162,7 @@ COMMANDS = [["release"], ["autograde"], ["export"], ["report"], ["feedback"], ["
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
 def test_an_unusable_database_is_one_line_and_exit_2(command, postgres, tmp_path, capsys):
+    (tmp_path / "source").mkdir()  # a course folder: the database is what is wrong
     code = cli.main(["--course", str(tmp_path), "--db", postgres.url("no_such_database"), *command])
     err = capsys.readouterr().err
     assert code == 2
@@ -170,6 +171,7 @@ def test_an_unusable_database_is_one_line_and_exit_2(command, postgres, tmp_path
 
 
 def test_a_missing_driver_is_named_with_how_to_install_it(tmp_path, capsys):
+    (tmp_path / "source").mkdir()
     (tmp_path / "nbgrader_config.py").write_text(
         'c.CourseDirectory.db_url = "postgresql+psycopg2://grader@/gradebook?host=/nowhere"\n')
     code = cli.main(["--course", str(tmp_path), "export"])
