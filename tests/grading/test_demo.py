@@ -4,19 +4,19 @@ The expected scores below are derived by hand from the test cells each
 student's mistake must fail and their points in the source notebooks (not
 computed by the pipeline). Points of the auto-graded test cells:
 
-01_bayes_mle_map (22 auto points; the two written answers, 2 + 2, are graded
-by hand and count 0 here): each of its eleven functions has a visible and a
-hidden test of 1 point each, in this order: posterior, map_hypothesis,
-ml_hypothesis, bernoulli_mle, beta_posterior, beta_map, beta_posterior_mean
-(14 so far), m_estimate, categorical_mle, dirichlet_posterior_mean,
-dirichlet_map.
-03_multinomial_nb (21 auto points; written answers 3 + 2 by hand; its
+01_bayes_mle_map (25 auto points; the two written answers, 2 + 2, are graded
+by hand and count 0 here): each of its twelve functions has a visible and a
+hidden test of 1 point each (beta_credible_interval's hidden test: 2), in this
+order: posterior, map_hypothesis, ml_hypothesis, bernoulli_mle, beta_posterior,
+beta_map, beta_posterior_mean (14 so far), m_estimate, beta_credible_interval
+(1+2), categorical_mle, dirichlet_posterior_mean, dirichlet_map.
+03_multinomial_nb (24 auto points; written answers 3 + 2 by hand; its
 class_log_prior and log_normalize are given, not graded):
   count_vectors 1+4, multinomial_feature_log_prob 2+5, multinomial_jll 2+4,
-  confusion_matrix 1+2.
+  confusion_matrix 1+2, mutual_information 1+2.
 
 Runtime: the end-to-end demo takes ~2 min on 2 idle cores (20 notebooks,
-one 15 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
+one 40 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
 """
 
 import csv
@@ -44,38 +44,38 @@ BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
 
 EXPECTED_SCORES = {
     # student: (01_bayes_mle_map, 03_multinomial_nb), after the late penalty
-    "perfect": (22, 21),  # every test passes (its earlier blank attempt is ignored)
+    "perfect": (25, 24),  # every test passes (its earlier blank attempt is ignored)
     "blank": (0, 0),  # the release unchanged: every test fails
     # posterior() without the prior: posterior 1+1 lost; multinomial_jll()
     # without the log prior: jll 2+4 lost
-    "forgot-prior": (22 - 2, 21 - 6),
+    "forgot-prior": (25 - 2, 24 - 6),
     # dirichlet_posterior_mean() with N + 2 alpha: 1+1 lost (the visible test's
     # die has K = 6); multinomial_feature_log_prob() with N_c + 2: 2+5 lost
-    "denominator-2": (22 - 2, 21 - 7),
+    "denominator-2": (25 - 2, 24 - 7),
     # posterior() returns the scores: 1+1 lost
-    "unnormalised": (22 - 2, 21),
+    "unnormalised": (25 - 2, 24),
     # multinomial_jll() in probability space: the visible test's short
     # documents pass, the hidden test's long documents underflow: 4 lost
-    "underflow": (22, 21 - 4),
+    "underflow": (25, 24 - 4),
     # the kernel dies in m_estimate's cell: the 14 points before it are kept,
-    # the 8 after it are lost
-    "kernel-dies": (14, 21),
+    # the 11 after it are lost
+    "kernel-dies": (14, 24),
     # confusion_matrix's cell loops until the timeout: its tests 1+2 lost,
     # the rest of the notebook runs on
-    "infinite-loop": (22, 21 - 3),
+    "infinite-loop": (25, 24 - 3),
     # bernoulli_mle() divides by n + 1 and the visible test was replaced by
     # `pass`: nbgrader restores the test, 1+1 lost (no gain from the edit)
-    "edits-test": (22 - 2, 21),
+    "edits-test": (25 - 2, 24),
     # 01 submitted 2026-01-17 09:30, due 2026-01-15 23:59: 1 d 9 h 31 min late,
-    # 2 started days. The course's policy takes 10% of the 26 points possible
-    # (22 auto + 4 written) per day: 2 x 2.6 = 5.2, above the 50% floor
-    # (13): 22 - 5.2 = 16.8. (It was 0 under the former "zero" policy.) 03 on time.
-    "late": (16.8, 21),
+    # 2 started days. The course's policy takes 10% of the 29 points possible
+    # (25 auto + 4 written) per day: 2 x 2.9 = 5.8, above the 50% floor
+    # (14.5): 25 - 5.8 = 19.2. 03 on time.
+    "late": (19.2, 24),
     # 01 as late as "late", but extensions.csv moves its due date to 2026-01-18 23:59
-    "extended": (22, 21),
+    "extended": (25, 24),
     # their own (right) confusion_matrix(): every test passes
-    "copier-a": (22, 21),
-    "copier-b": (22, 21),
+    "copier-a": (25, 24),
+    "copier-b": (25, 24),
 }
 
 
@@ -182,7 +182,7 @@ def test_exports_and_report(demo):
     with demo.cells_csv.open(newline="") as handle:
         late = [r for r in csv.DictReader(handle) if r["student"] == "late" and r["assignment"] == BAYES]
     tests = [r for r in late if r["grade_id"].startswith("test_")]
-    assert len(tests) == 22 and all(r["passed"] == "1" for r in tests)  # raw, before the penalty
+    assert len(tests) == 24 and all(r["passed"] == "1" for r in tests)  # raw, before the penalty
     written = [r for r in late if not r["grade_id"].startswith("test_")]
     assert [(r["score"], r["passed"]) for r in written] == [("", "")] * 2  # awaiting the instructor
     page = demo.report.read_text()
@@ -191,8 +191,8 @@ def test_exports_and_report(demo):
     assert "kernel-dies" in page and "infinite-loop" in page
     table = format_score_table(demo)
     rows = {line.split()[0]: line.split() for line in table.splitlines()[2:]}
-    assert rows["perfect"][:4] == ["perfect", "22", "21", "43"]
-    assert rows["late"][:4] == ["late", "16.8", "21", "37.8"]
+    assert rows["perfect"][:4] == ["perfect", "25", "24", "49"]
+    assert rows["late"][:4] == ["late", "19.2", "24", "43.2"]
 
 
 @pytest.mark.slow
@@ -201,7 +201,7 @@ def test_report_explains_late_penalties_and_lists_the_copiers(demo):
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
     late = text.split("Late submissions")[1].split("Similar answers")[0]
     assert ("late 01_bayes_mle_map 2026-01-17 09:30 2026-01-15 23:59 1 d 9 h 31 min "
-            "22 / 26 -5.2 16.8") in late
+            "25 / 29 -5.8 19.2") in late
     assert "extended 01_bayes_mle_map 2026-01-17 09:30 2026-01-18 23:59 (extension) on time" in late
     similar = text.split("Similar answers")[1]
     # only the pair that shares code of its own; everyone with the instructor's
