@@ -1,6 +1,6 @@
 """Mutation testing of the hidden tests, graded through the real pipeline.
 
-For every graded function, ``tests/mutation/cases/<assignment>.py`` holds
+For every graded function, ``course/mistakes/<assignment>.py`` (the catalogue of known mistakes) holds
 correct variants in different styles and mutants, one per mistake the
 function's hidden test says it catches (plus one that overwrites its inputs).
 Submissions are built from the release notebook with the instructor's answers
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "course"
-CASES_DIR = Path(__file__).resolve().parent / "cases"
+CASES_DIR = COURSE / "mistakes"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
