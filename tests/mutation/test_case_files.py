@@ -51,3 +51,20 @@ def test_every_graded_function_has_complete_cases(assignment_id):
 def test_unknown_assignment_is_a_clear_error():
     with pytest.raises(ValueError, match="no mutation cases for 'no_such_assignment'"):
         load_cases("no_such_assignment")
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_every_mistake_is_explained_and_every_explanation_is_a_mistake(assignment_id):
+    from grading.core.mistakes import catalogue_problems
+
+    assert catalogue_problems(load_cases(assignment_id)) == []
+
+
+def test_the_consistency_check_finds_an_unexplained_and_an_untested_mistake():
+    from grading.core.mistakes import catalogue_problems
+
+    cases = {"f": {"mutants": {"a": "def f(): pass", "b": "def f(): pass"},
+                   "explanations": {"a": "Right words.", "c": "Words for no mutant.", }}}
+    assert catalogue_problems(cases) == ["f: mistake 'b' has no explanation", "f: explanation 'c' names no mutant"]
+    cases["f"]["explanations"] = {"a": " ", "b": "x" * 401}
+    assert len(catalogue_problems(cases)) == 2
