@@ -556,8 +556,8 @@ EXPLANATIONS = {
                            "Bayes' rule weighs each likelihood by its prior before normalising (Section 1).",
         "unnormalised_scores": "Your posterior returns prior times likelihood without dividing by their sum, "
                                "so the values do not add up to 1 (Section 1, the evidence P(D)).",
-        "wrong_total": "Your posterior divides by the wrong total: the evidence is the sum of prior times "
-                       "likelihood over all hypotheses (Section 1).",
+        "wrong_total": "Your posterior divides by the sum of the likelihoods; the evidence is the sum of prior "
+                       "times likelihood over all hypotheses (Section 1).",
         "overwrites_input": _INPUT,
     },
     "map_hypothesis": {
@@ -618,8 +618,8 @@ EXPLANATIONS = {
                            "posterior Beta (Section 2).",
         "swaps_heads_and_tails": "Your posterior adds the heads to b and the tails to a before taking the "
                                  "quantiles (Section 2, conjugacy).",
-        "ignores_prior": "Your interval uses the data alone, as if the prior Beta(a, b) were not there "
-                         "(Section 2).",
+        "ignores_prior": "Your interval uses a uniform prior whatever a and b are: the posterior adds the "
+                         "data to the given Beta(a, b) (Section 2).",
         "normal_approximation": "Your interval is a normal approximation around the estimate; the exact "
                                 "Beta quantiles differ, most with few tosses (Section 2).",
         "level_fixed_at_95": "Your interval is always a 95% interval: the level argument is ignored (Section 2).",

@@ -329,8 +329,8 @@ EXPLANATIONS = {
         "rows_from_y_absent_class_dropped": _ABSENT.replace("Section 3", "Section 4"),
         "ignores_n_categories": "Your table has only the values seen in X, not n_categories of them, so an "
                                 "unseen value has no probability (Section 4).",
-        "alpha_0_clipped": "With l = 0 your function still smooths a little; l = 0 is the plain relative "
-                           "frequency (Section 4).",
+        "alpha_0_clipped": "With l = 0 your function turns log 0 into a large finite number; a value never "
+                           "seen in a class must get probability 0, log -inf (Section 4).",
         "single_class_squeezed": "With a single class your result loses its class axis; keep one row per "
                                  "class (Section 4).",
         "ignores_sample_weight": _WEIGHT.replace("Section 3", "Section 4"),

@@ -546,8 +546,8 @@ EXPLANATIONS = {
         "overwrites_input": _INPUT,
     },
     "multinomial_feature_log_prob": {
-        "denominator_2": "Your smoothing adds 2 alpha to the denominator; it adds alpha once per vocabulary "
-                         "word (Section 2).",
+        "denominator_2": "Your denominator adds 2 to the class's word total, as for two outcomes; it adds "
+                         "alpha once per vocabulary word (Section 2).",
         "denominator_v_without_alpha": "Your denominator adds the vocabulary size without alpha (Section 2).",
         "denominator_number_of_documents": "Your denominator counts documents; the multinomial divides by "
                                            "the class's total number of words (Section 2).",
@@ -556,8 +556,8 @@ EXPLANATIONS = {
         "rows_from_y_absent_class_dropped": "Your function drops a class that has no document, so rows no "
                                             "longer match the classes argument (Section 2).",
         "dense_only": _DENSE,
-        "alpha_0_clipped": "With alpha = 0 your function still smooths a little; alpha = 0 gives the plain "
-                           "relative frequencies (Section 2).",
+        "alpha_0_clipped": "With alpha = 0 your function turns log 0 into a large finite number; a word never "
+                           "seen in a class must get probability 0, log -inf (Section 2).",
         "single_class_squeezed": "With a single class your result loses its class axis (Section 2).",
         "ignores_sample_weight": "Your function ignores sample_weight: each document's counts count as much "
                                  "as its weight (Section 2).",

@@ -381,7 +381,8 @@ EXPLANATIONS = {
     },
     "fit_logistic": {
         "overwrites_input": _INPUT,
-        "stops_too_early": "Your descent stops before it has converged (Section 5, Exercise 5.2).",
+        "stops_too_early": "Your descent stops after a fixed, small number of steps, before it has converged; "
+                           "max_iter says how many it may take (Exercise 5.2).",
         "ascends": "Your update steps along the gradient, so the loss grows; gradient descent steps against "
                    "it (Section 5).",
         "ignores_l2": "Your fit ignores the l2 argument (Section 5).",

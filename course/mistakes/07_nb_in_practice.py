@@ -481,12 +481,13 @@ EXPLANATIONS = {
     },
     "fit_temperature": {
         "overwrites_input_log_odds": _INPUT,
-        "returns_inverse_temperature": "Your function returns 1/T, the factor the log-odds are multiplied by, "
-                                       "not the temperature they are divided by (Section 5).",
+        "returns_inverse_temperature": "Your loss multiplies the log-odds by T where it should divide them, so "
+                                       "the value you find is 1/T, not the temperature (Section 5).",
         "returns_log_t": "Your function returns log T, not T (Section 5).",
         "log_of_sigmoid_overflows": "Your loss computes log(sigmoid(z)) directly, which is inf or NaN for "
                                     "large |z| (Section 5).",
-        "labels_used_as_signs": "Your loss treats the labels as -1/+1; they are 0/1 (Section 5).",
+        "labels_used_as_signs": "Your loss uses the 0/1 labels where it needs signs -1/+1, so the negative "
+                                "samples do not pull on T (Section 5).",
         "coarse_grid": "Your search over T is too coarse to find the best temperature (Section 5).",
         "only_over_confidence": "Your search only tries T >= 1, so an under-confident model cannot be "
                                 "sharpened (Section 5).",
