@@ -135,3 +135,20 @@ def test_the_feedback_page_shows_the_words(graded):
     pages = generate_feedback(course, students=["mistake"])
     text = html.unescape("".join(page.read_text() for page in pages))
     assert f"Your answer behaves like a known mistake: {WORDS}" in text
+
+
+def test_the_report_counts_the_class_mistakes_and_writes_them_as_csv(graded, tmp_path):
+    import csv
+
+    from grading.report import write_report
+
+    course, _ = graded
+    page = html.unescape(write_report(course, tmp_path / "report.html").read_text())
+    assert "The class's mistakes" in page and "Item analysis of the test cells" in page
+    assert WORDS in page
+    with (course.root / "exports" / "mistakes.csv").open(newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["function"] == "gaussian_mean_var"]
+    # two students failed gaussian_mean_var's tests; one of them is the known mistake
+    assert [(r["students_failed"], r["failures_diagnosed"], r["mistake"], r["students"]) for r in rows] == [
+        ("2", "1", MISTAKE, "1")]
+    assert rows[0]["explanation"] == WORDS
