@@ -152,3 +152,30 @@ def test_the_report_counts_the_class_mistakes_and_writes_them_as_csv(graded, tmp
     assert [(r["students_failed"], r["failures_diagnosed"], r["mistake"], r["students"]) for r in rows] == [
         ("2", "1", MISTAKE, "1")]
     assert rows[0]["explanation"] == WORDS
+
+
+def test_the_catalogue_is_not_released(graded):
+    """Neither the release nor the hand-out nor the LMS zips carry the catalogue (it is the
+    reference with one change each: the answer could be read from it)."""
+    import zipfile
+
+    course, _ = graded
+    assert (course.root / "mistakes" / f"{ASSIGNMENT}.py").is_file()
+    marks = [MISTAKE.encode(), WORDS.encode(), b"EXPLANATIONS", b"nbg_mistakes"]
+    blobs = {}
+    for path in (course.root / "release").rglob("*"):
+        if path.is_file():
+            blobs[str(path)] = path.read_bytes()
+    for path in (course.root / "release_zips").glob("*.zip"):
+        with zipfile.ZipFile(path) as archive:
+            for name in archive.namelist():
+                blobs[f"{path.name}:{name}"] = archive.read(name)
+                if name.endswith((".whl", ".zip")):
+                    import io
+
+                    with zipfile.ZipFile(io.BytesIO(blobs[f"{path.name}:{name}"])) as inner:
+                        blobs.update({f"{path.name}:{name}:{n}": inner.read(n) for n in inner.namelist()})
+    assert blobs, "nothing was released"
+    assert any(name.endswith(".ipynb") for name in blobs)
+    leaks = [name for name, data in blobs.items() if "mistakes" in Path(name).name or any(m in data for m in marks)]
+    assert not leaks, leaks
