@@ -68,6 +68,11 @@ def catalogue_problems(cases: dict) -> list:
 NOT_NEEDED = ("matplotlib", "IPython", "ipywidgets")  # plotting: slow to import, never in a mistake
 
 
+def _without_magics(source: str) -> str:
+    """IPython's ``%magic`` and ``!shell`` lines blanked, so the rest of the cell parses as Python."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def _setup_source(source_notebook) -> list:
     """The given (non-answer, non-test) cells' imports and function definitions: what a mistake's
     code may use besides the other graded functions."""
@@ -76,8 +81,9 @@ def _setup_source(source_notebook) -> list:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type != "code" or meta.get("solution") or meta.get("grade"):
             continue
+        source = _without_magics(cell.source)
         try:
-            tree = ast.parse(cell.source)
+            tree = ast.parse(source)
         except SyntaxError:
             continue
         for node in tree.body:
@@ -86,7 +92,7 @@ def _setup_source(source_notebook) -> list:
             if any(m.split(".")[0] in NOT_NEEDED for m in modules):
                 continue
             if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef)):
-                lines.append(ast.get_source_segment(cell.source, node))
+                lines.append(ast.get_source_segment(source, node))
     return [line for line in lines if line]
 
 

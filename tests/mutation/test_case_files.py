@@ -68,3 +68,30 @@ def test_the_consistency_check_finds_an_unexplained_and_an_untested_mistake():
     assert catalogue_problems(cases) == ["f: mistake 'b' has no explanation", "f: explanation 'c' names no mutant"]
     cases["f"]["explanations"] = {"a": " ", "b": "x" * 401}
     assert len(catalogue_problems(cases)) == 2
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_the_judge_builds_every_mistake_with_the_notebooks_given_imports(assignment_id, tmp_path):
+    """What the judge gets: the given cells' imports and helpers (a cell that starts with
+    ``%matplotlib inline`` included), and every reference and mistake compiles and defines its
+    function there."""
+    import json
+
+    from grading.core.mistakes import JUDGE_FILE, judge_catalogue
+    from grading.execution.diagnosis_runtime import Diagnoser, Recorder
+
+    cases = load_cases(assignment_id)
+    catalogue = judge_catalogue(cases, _notebook(assignment_id))
+    assert "import numpy as np" in catalogue["setup"]
+    (tmp_path / JUDGE_FILE).write_text(json.dumps(catalogue))
+    built = Diagnoser(Recorder(str(tmp_path)))._functions()
+    for function, case in cases.items():
+        reference, mistakes = built[function]
+        assert callable(reference), function
+        assert set(mistakes) == set(case["mutants"]), function
+
+
+def test_the_setup_keeps_imports_of_a_cell_with_a_magic():
+    from grading.core.mistakes import judge_catalogue
+
+    assert "import re" in judge_catalogue(load_cases("03_multinomial_nb"), _notebook("03_multinomial_nb"))["setup"]
