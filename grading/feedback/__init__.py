@@ -121,6 +121,17 @@ def _clean_text(text, secrets) -> str:
     )
 
 
+def _name_test_cell(cell, hidden: bool):
+    """``nbg_title``, what the page calls a test cell: the function its docstring names, and
+    whether the test is visible or hidden ("posterior: hidden test")."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+        return
+    match = re.match(r'\s*[rubRUB]?("""|\'\'\')\s*([A-Za-z_][\w.]*)\s*:', cell.source or "")
+    name = match.group(2) if match else str(meta.get("grade_id", "test"))
+    cell.metadata["nbg_title"] = f"{name}: {'hidden' if hidden else 'visible'} test"
+
+
 class HideHiddenTests(Preprocessor):
     """Show the release version of hidden-test cells and scrub their traces from outputs."""
 
@@ -136,6 +147,7 @@ class HideHiddenTests(Preprocessor):
             release_source, cell_hidden = split_hidden_region(
                 cell.source, self.begin_delimiter, self.end_delimiter
             )
+            _name_test_cell(cell, bool(cell_hidden))
             if cell_hidden:
                 hidden.extend(cell_hidden)
                 cell.source = release_source
@@ -247,6 +259,13 @@ def _feedback_config(course):
     config.merge(course.config)
     config.GenerateFeedback.preprocessors = feedback_preprocessors()
     config.GradingNotice.grading_log_path = str(course.grading_log_path)
+    # nbgrader's page, with each test cell named by what it tests (templates/nbg_feedback).
+    import nbgrader
+
+    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    config.HTMLExporter.template_name = "nbg_feedback"
+    config.HTMLExporter.template_file = "nbg_index.html.j2"  # it extends nbgrader's index.html.j2
+    config.HTMLExporter.extra_template_basedirs = [str(Path(__file__).parent / "templates"), str(nbgrader_templates)]
     # Follow the course's own hidden-test delimiters if it changed them.
     clear = course.config.get("ClearHiddenTests", {})
     if "begin_test_delimeter" in clear:
