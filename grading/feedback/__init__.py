@@ -219,6 +219,16 @@ def _current_records(path) -> dict:
 _LOG_CACHE = {}
 
 
+_INSTRUCTOR_ONLY = re.compile(r"(timed out|its kernel died) while other notebooks ran on the same machine|graded again alone")
+
+
+def for_the_student(reason: str) -> str:
+    """A grading log's reason without the parts written for the instructor (the grader's load,
+    how many notebooks overlapped, that it was graded again alone: the report keeps those)."""
+    parts = [part for part in str(reason).split("; ") if not _INSTRUCTOR_ONLY.match(part)]
+    return "; ".join(parts) or "grading did not go normally"
+
+
 class GradingNotice(Preprocessor):
     """Put a note at the top of the feedback when grading did not go normally."""
 
@@ -230,7 +240,9 @@ class GradingNotice(Preprocessor):
         key = (info.get("student"), info.get("assignment"), info.get("notebook"))
         record = _current_records(self.grading_log_path).get(key) if self.grading_log_path else None
         if record and record.get("status", Status.OK) != Status.OK:
-            reason = record.get("reason") or record["status"]
+            reason = for_the_student(record.get("reason") or record["status"])
+            if record.get("graded_alone"):
+                reason += ". It was run a second time, with nothing else running, and that result counts"
             consequence = _CONSEQUENCES.get(record["status"], "")
             nb.cells.insert(
                 0, new_markdown_cell(f"**Grading note ({record['status']}):** {reason}\n\n{consequence}")
@@ -313,7 +325,7 @@ def generate_feedback(course, assignments=None, students=None) -> list:
     """
     pairs = autograded_submissions(course, assignments, students)
     if not pairs:
-        return []
+        return _pages_for_unread(course, assignments, students)
     coursedir = course.coursedir
     coursedir.assignment_id = "*"
     coursedir.student_id = "*"
@@ -327,9 +339,55 @@ def generate_feedback(course, assignments=None, students=None) -> list:
         converter.start()
     except Exception as error:  # nbgrader raises NbGraderException after logging
         raise RuntimeError(f"nbgrader could not render some feedback: {error}") from error
+    unread = _pages_for_unread(course, assignments, students)  # after nbgrader's: they replace stale pages
+    written = sorted({*unread, *(page for student, assignment in pairs
+                                 for page in course.feedback_dir(student, assignment).glob("*.html"))})
+    return written
+
+
+_UNREAD = {
+    Status.INVALID: ("Your notebook could not be read", "The grader could not open it as a Jupyter notebook, so "
+                     "none of its cells ran and it scored 0."),
+    Status.MISSING: ("Your notebook was not found", "The submission has no notebook of this name, so it scored 0."),
+    Status.ERROR: ("Your notebook could not be graded yet", "The grader itself failed on it (not your work): it "
+                   "has no score yet, and your instructor will grade it again."),
+    Status.UNGRADED: ("Your notebook could not be graded yet", "The grading machines could not run it: it has no "
+                      "score yet, and it will be graded again."),
+}
+_WHAT_TO_DO = {
+    Status.INVALID: "Open the file in JupyterLab: if it does not open, or opens empty, download it again from "
+                    "your own folder (File > Download), check that it ends in .ipynb and is the notebook you "
+                    "worked in, and ask your instructor whether you may submit it again.",
+    Status.MISSING: "Check that you submitted the notebook under its original name (for example "
+                    "03_multinomial_nb.ipynb), not a copy or another file, and ask your instructor whether you "
+                    "may submit it again.",
+}
+
+
+def _pages_for_unread(course, assignments, students) -> list:
+    """A page for each notebook that could not be read or graded, saying why and what to do
+    (nbgrader writes pages only for notebooks that ran)."""
+    import html
+
+    records = _current_records(course.grading_log_path)
     written = []
-    for student, assignment in pairs:
-        written.extend(sorted(course.feedback_dir(student, assignment).glob("*.html")))
+    for (student, assignment, notebook), record in sorted(records.items(), key=lambda item: tuple(map(str, item[0]))):
+        status = record.get("status")
+        if status not in _UNREAD or (assignments is not None and assignment not in assignments) \
+                or (students is not None and student not in students) or not (student and assignment and notebook):
+            continue
+        path = course.feedback_dir(student, assignment) / f"{notebook}.html"
+        title, why = _UNREAD[Status(status)]
+        detail = html.escape(str(record.get("reason") or ""))
+        page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(notebook)}</title></head>"
+                "<body style='font-family: sans-serif; max-width: 50em; margin: 2em auto'>"
+                f"<h1>{html.escape(notebook)}: {title}</h1><p>{why}</p>"
+                + (f"<p>What the grader found: <code>{detail}</code></p>" if detail else "")
+                + (f"<p><b>What to do:</b> {_WHAT_TO_DO[Status(status)]}</p>" if Status(status) in _WHAT_TO_DO else "")
+                + "</body></html>\n")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+        written.append(path)
     return written
 
 

@@ -79,6 +79,9 @@ def _course(tmp_path, with_catalogue):
         folder = course.submitted_dir(student, ASSIGNMENT)
         folder.mkdir(parents=True)
         nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
+    unreadable = course.submitted_dir("unreadable", ASSIGNMENT)
+    unreadable.mkdir(parents=True)
+    (unreadable / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [ this is not JSON')
     autograde(course, workers=2)
     return course
 
@@ -151,9 +154,9 @@ def test_the_report_counts_the_class_mistakes_and_writes_them_as_csv(graded, tmp
     assert WORDS in page
     with (course.root / "exports" / "mistakes.csv").open(newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["function"] == "gaussian_mean_var"]
-    # two students failed gaussian_mean_var's tests; one of them is the known mistake
+    # three students failed gaussian_mean_var's tests (two mistaken, one unreadable); one is the known mistake
     assert [(r["students_failed"], r["failures_diagnosed"], r["mistake"], r["students"]) for r in rows] == [
-        ("2", "1", MISTAKE, "1")]
+        ("3", "1", MISTAKE, "1")]
     assert rows[0]["explanation"] == WORDS
 
 
@@ -182,3 +185,11 @@ def test_the_catalogue_is_not_released(graded):
     assert any(name.endswith(".ipynb") for name in blobs)
     leaks = [name for name, data in blobs.items() if "mistakes" in Path(name).name or any(m in data for m in marks)]
     assert not leaks, leaks
+
+
+def test_an_unreadable_submission_gets_a_page_that_says_why_and_what_to_do(graded):
+    course, _ = graded
+    pages = generate_feedback(course, students=["unreadable"])
+    assert pages == [course.feedback_dir("unreadable", ASSIGNMENT) / f"{ASSIGNMENT}.html"]
+    text = html.unescape(pages[0].read_text())
+    assert "could not be read" in text and "What to do:" in text and "scored 0" in text

@@ -136,3 +136,4 @@ def test_no_catalogue_no_recording(tmp_path):
     recorder = Recorder(str(tmp_path))
     assert recorder.before("mean_var", (INPUTS[0],), {}) is None
     assert Diagnoser(recorder).diagnose("test_mean_var_hidden") == []
+
