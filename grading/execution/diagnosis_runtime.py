@@ -7,7 +7,8 @@ the function returned (or the exception it raised) and the arguments after it.
 When the cell fails, each of the function's known mistakes, and the reference,
 is run here on copies of the same arguments. A mistake is named when the
 student's results agree with it on every call (result and arguments after the
-call, within :data:`RTOL`/:data:`ATOL`) and it differs from the reference on
+call; results within :data:`RTOL`/:data:`ATOL`, arguments after the call exactly, as the
+tests check them) and it differs from the reference on
 at least one call where the student's result differs from the reference too.
 
 Only trusted code runs: the mistakes, the reference and the notebook's given
@@ -99,8 +100,21 @@ def _is_raised(x) -> bool:
     return isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] == "raised"
 
 
-def _agree(a, b) -> bool:
+def _outcomes_agree(a, b) -> bool:
+    """Two calls' outcomes: the same exception, or results within the tolerance and the
+    arguments after the call exactly equal (the tests check that inputs are unchanged exactly)."""
+    if _is_raised(a[0]) or _is_raised(b[0]):
+        return _is_raised(a[0]) and _is_raised(b[0]) and a[0][1] == b[0][1]
+    return _agree(a[0], b[0]) and _agree(a[1], b[1], exact=True)
+
+
+def _agree(a, b, exact=False) -> bool:
     import numpy as np
+
+    def close(x, y):
+        if exact:
+            return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc" and y.dtype.kind in "fc"))
+        return bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
 
     try:
         if _is_raised(a) or _is_raised(b):
@@ -110,17 +124,17 @@ def _agree(a, b) -> bool:
             if a.shape != b.shape:
                 return False
             if a.dtype.kind in "fcbiu" and b.dtype.kind in "fcbiu":
-                return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
+                return close(a, b)
             return bool(np.array_equal(a, b))
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return len(a) == len(b) and all(_agree(x, y) for x, y in zip(a, b))
+            return len(a) == len(b) and all(_agree(x, y, exact) for x, y in zip(a, b))
         if isinstance(a, dict) and isinstance(b, dict):
-            return a.keys() == b.keys() and all(_agree(a[k], b[k]) for k in a)
+            return a.keys() == b.keys() and all(_agree(a[k], b[k], exact) for k in a)
         if isinstance(a, (int, float, complex, np.number)) and isinstance(b, (int, float, complex, np.number)) \
                 and not isinstance(a, bool) and not isinstance(b, bool):
-            return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
+            return close(np.asarray(a), np.asarray(b))
         if hasattr(a, "toarray") and hasattr(b, "toarray"):  # sparse matrices
-            return _agree(a.toarray(), b.toarray())
+            return _agree(a.toarray(), b.toarray(), exact)
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
@@ -230,7 +244,7 @@ class Diagnoser:
     def _matching(reference, mistakes, calls, deadline) -> list:
         students = [outcome for _, outcome in calls]
         expected = [_replay(reference, call) for call in calls]
-        if all(_agree(s, e) for s, e in zip(students, expected)):
+        if all(_outcomes_agree(s, e) for s, e in zip(students, expected)):
             return []  # the calls are right: the cell failed for another reason
         names = []
         for name, fn in mistakes.items():
@@ -239,9 +253,9 @@ class Diagnoser:
             differs = False
             for call, student, right in zip(calls, students, expected):
                 got = _replay(fn, call)
-                if not _agree(got, student):
+                if not _outcomes_agree(got, student):
                     break
-                differs = differs or not _agree(got, right)
+                differs = differs or not _outcomes_agree(got, right)
             else:
                 if differs:
                     names.append(name)

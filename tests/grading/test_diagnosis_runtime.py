@@ -29,6 +29,9 @@ CATALOGUE = {
                              "explanation": "Changes its input."},
                 "raises": {"source": "def mean_var(x):\n    raise ValueError('no')\n",
                            "explanation": "Raises."},
+                "nudges_input": {"source": "def mean_var(x):\n    m, v = np.mean(x), np.var(x)\n"
+                                           "    x += 1e-12\n    return m, v\n",
+                                 "explanation": "Changes its input a very little."},
             },
         },
     },
@@ -137,3 +140,16 @@ def test_no_catalogue_no_recording(tmp_path):
     assert recorder.before("mean_var", (INPUTS[0],), {}) is None
     assert Diagnoser(recorder).diagnose("test_mean_var_hidden") == []
 
+
+
+def test_arguments_after_the_call_are_compared_exactly_as_the_tests_do(tmp_path):
+    recorder, diagnoser = _diagnoser(tmp_path)
+
+    def nudges(x):
+        m, v = np.mean(x), np.var(x)
+        x += 1e-12  # far under the results' tolerance, but the input changed
+        return m, v
+
+    for x in INPUTS:
+        _call(recorder, nudges, x.copy())
+    assert _ids(diagnoser.diagnose("test_mean_var_hidden")) == ["nudges_input"]
