@@ -92,6 +92,10 @@ def run_section(name, args, echo=print) -> dict:
         if smoke:  # one tiny notebook stands in for the course: kernel start and nbclient only
             return course_run.run_smoke(echo=echo)
         return course_run.run(echo=echo)
+    if name == "diagnosis":
+        from bench import diagnosis_run
+
+        return diagnosis_run.run(smoke=smoke, echo=echo)
     from bench import grading_run
 
     if name == "cluster":

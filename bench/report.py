@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import targets
 
-SECTIONS = ("nbcore", "grading", "course", "cluster")
+SECTIONS = ("nbcore", "grading", "course", "cluster", "diagnosis")
 COMMAND = ".venv/bin/python -m bench"
 
 
@@ -367,6 +367,15 @@ def _cluster_lines(section, figures: Path, out_dir: Path) -> list:
     return report_lines(section, CLUSTER_TITLE, COMMAND)
 
 
+DIAGNOSIS_TITLE = "## 5. The diagnosis of known mistakes"
+
+
+def _diagnosis_lines(section, figures: Path, out_dir: Path) -> list:
+    from bench.diagnosis_run import report_lines
+
+    return report_lines(section, DIAGNOSIS_TITLE, COMMAND)
+
+
 def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path, start)).as_posix()
 
@@ -379,7 +388,7 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
     figures = figures.resolve()
     plots = {"nbcore": [(plot_scaling, "nbcore_scaling.png"), (plot_ratios, "nbcore_ratios.png")],
              "grading": [(plot_throughput, "grading_throughput.png")],
-             "course": [(plot_course, "course_execution.png")], "cluster": []}
+             "course": [(plot_course, "course_execution.png")], "cluster": [], "diagnosis": []}
     for name, section in results.items():
         for plot, filename in plots[name]:
             plot(section["data"], figures / filename)
@@ -399,9 +408,9 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
                          f"(load {section['machine']['load_average']}).")
     lines += [""] + _targets_lines(results) + METHOD.splitlines() + [""]
     renderers = {"nbcore": _nbcore_lines, "grading": _grading_lines, "course": _course_lines,
-                 "cluster": _cluster_lines}
+                 "cluster": _cluster_lines, "diagnosis": _diagnosis_lines}
     titles = {"nbcore": "## 1. nbcore vs scikit-learn", "grading": "## 2. Autograding throughput",
-              "course": "## 3. Course execution", "cluster": CLUSTER_TITLE}
+              "course": "## 3. Course execution", "cluster": CLUSTER_TITLE, "diagnosis": DIAGNOSIS_TITLE}
     for name in SECTIONS:
         if name in results:
             lines += renderers[name](results[name]["data"], figures, out_dir)

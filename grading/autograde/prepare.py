@@ -9,6 +9,7 @@ notebook that cannot be run gets its record here (missing, invalid) and no task.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import tempfile
@@ -25,6 +26,7 @@ from grading.autograde.checks import (
 )
 from grading.autograde.jobs import SubmissionJob
 from grading.autograde.scan import ScanResult, scan_notebook
+from grading.core import mistakes
 from grading.core.cells import read_notebook
 from grading.core.errors import NbgError
 from grading.core.records import Status
@@ -130,6 +132,12 @@ class Preparer:
                         raise NbgError(f"source/{assignment} holds more than {JUDGE_FILES_BYTES} bytes of data "
                                          "files; the judge gets a copy of them for every notebook")
                     files[str(path.relative_to(folder))] = path.read_bytes()
+            catalogue = mistakes.catalogue_path(self.course.root, assignment)
+            if catalogue.is_file():  # the known mistakes, for the judge's diagnosis only (never the kernel's copy)
+                source = next(iter(sorted(folder.glob("*.ipynb"))), None)
+                notebook = nbformat.read(str(source), as_version=4) if source else None
+                files[mistakes.JUDGE_FILE] = json.dumps(
+                    mistakes.judge_catalogue(mistakes.load_cases(catalogue), notebook)).encode()
             self._data_files[assignment] = files
         return self._data_files[assignment]
 

@@ -123,7 +123,8 @@ def _fresh_folder(out_dir: Path) -> Path:
 
 
 def build_demo_course(course_root: Path, source_root: Path, assignments) -> Path:
-    """Copy the source notebooks and config of ``assignments`` into a new course root."""
+    """Copy the source notebooks, their catalogues of known mistakes and the config of
+    ``assignments`` into a new course root."""
     missing = [a for a in assignments if not (source_root / "source" / a).is_dir()]
     if missing:
         raise NbgError(
@@ -136,6 +137,11 @@ def build_demo_course(course_root: Path, source_root: Path, assignments) -> Path
             course_root / "source" / assignment,
             ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
         )
+    for assignment in assignments:  # the known mistakes, for the judge's diagnosis (never released)
+        catalogue = source_root / "mistakes" / f"{assignment}.py"
+        if catalogue.is_file():
+            (course_root / "mistakes").mkdir(exist_ok=True)
+            shutil.copy2(catalogue, course_root / "mistakes" / catalogue.name)
     config = source_root / "nbgrader_config.py"
     base = config.read_text() if config.is_file() else "c = get_config()  # noqa: F821\n"
     (course_root / "nbgrader_config.py").write_text(base + DEMO_CONFIG)

@@ -27,11 +27,13 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import traceback
 import warnings
 
 from grading.execution import plain
+from grading.execution.diagnosis_runtime import Diagnoser, Recorder
 from grading.execution.frames import JudgeProtocolError, read_frame, write_frame
 from grading.execution.process import die_with_parent
 
@@ -66,7 +68,15 @@ class StudentFunction:
         return f"<student function {self.__name__}>"
 
     def __call__(self, *args, **kwargs):
-        return self._channel.call(self.__name__, args, kwargs)
+        recorder = self._channel.recorder
+        snapshot = recorder.before(self.__name__, args, kwargs)
+        try:
+            value = self._channel.call(self.__name__, args, kwargs)
+        except BaseException as error:
+            recorder.failed(self.__name__, snapshot, error)
+            raise
+        recorder.after(self.__name__, snapshot, value, args, kwargs)
+        return value
 
 
 class Channel:
@@ -76,6 +86,7 @@ class Channel:
         self.reader, self.writer = reader, writer
         self._callbacks: dict[int, object] = {}
         self._in_callback = False
+        self.recorder = Recorder()  # the calls a failed cell's diagnosis replays
 
     def request(self, message: dict) -> dict:
         write_frame(self.writer, message)
@@ -252,8 +263,9 @@ def _failure(error: BaseException) -> tuple[str, str]:
     return ename, str(error)
 
 
-def run_cell(namespace, source: str, name: str) -> dict:
-    """Run one test cell; its verdict and what it printed."""
+def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
+    """Run one test cell; its verdict, what it printed and, when it failed, the known mistakes
+    its calls of the student's functions agree with (never a change of the verdict)."""
     stdout = io.StringIO()
     passed, ename, evalue = True, "", ""
     try:
@@ -272,8 +284,17 @@ def run_cell(namespace, source: str, name: str) -> dict:
             frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == f"<{name}>"]
             if frames:
                 evalue = f"{evalue} (test line {frames[-1].lineno})"
-    return {"op": "done", "passed": passed, "stdout": stdout.getvalue()[:1_000_000],
-            "ename": ename, "evalue": evalue[:20_000]}
+    verdict = {"op": "done", "passed": passed, "stdout": stdout.getvalue()[:1_000_000],
+               "ename": ename, "evalue": evalue[:20_000]}
+    if not passed and diagnoser is not None:
+        grade_id = re.search(r"\(([^()]*)\)$", name)
+        try:
+            found = diagnoser.diagnose(grade_id.group(1) if grade_id else name)
+        except Exception:
+            found = []
+        if found:
+            verdict["diagnosis"] = found
+    return verdict
 
 
 # Imported once by the fork server, before any notebook: what the tests use.
@@ -310,13 +331,16 @@ def run_judge(reader, writer):
     channel = Channel(reader, writer)
     write_frame(writer, {"op": "ready"})
     namespace = StudentNamespace(channel)
+    diagnoser = Diagnoser(channel.recorder)
     while True:
         message = read_frame(reader)
         if message is None or message.get("op") == "exit":
             return
         if message.get("op") == "run":
             namespace.forget()
-            write_frame(writer, run_cell(namespace, str(message.get("source", "")), str(message.get("name", "test"))))
+            channel.recorder.reset()
+            write_frame(writer, run_cell(namespace, str(message.get("source", "")), str(message.get("name", "test")),
+                                         diagnoser))
         else:
             write_frame(writer, {"op": "error", "reason": f"unknown op {str(message.get('op'))[:40]!r}"})
 

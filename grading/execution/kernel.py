@@ -40,6 +40,7 @@ from traitlets.config import Config
 from grading.core.cells import is_test_cell
 from grading.core.records import Status
 from grading.core.text import clean_text
+from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
@@ -255,6 +256,11 @@ class GradingExecutor(Execute):
             outputs.append(nbformat.v4.new_output("stream", name="stdout", text=clean_text(verdict["stdout"])))
         if not verdict.get("passed"):
             ename, evalue = clean_text(str(verdict.get("ename") or "Error")), clean_text(str(verdict.get("evalue", "")))
+            found = verdict.get("diagnosis") if isinstance(verdict.get("diagnosis"), list) else []
+            if found:  # words for the student and the ids for the report; the verdict stays a failure
+                evalue = f"{evalue}\n\n{clean_text(wording(found))}"
+                cell.metadata["nbg_diagnosis"] = [f"{item['function']}/{m['id']}" for item in found
+                                                  for m in item["mistakes"]]
             outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]))
         cell.outputs = outputs
         if self.bridge.broken and not self._kernel_alive():

@@ -125,6 +125,17 @@ def _clean_text(text, secrets) -> str:
     )
 
 
+def _name_test_cell(cell, hidden: bool):
+    """``nbg_title``, what the page calls a test cell: the function its docstring names, and
+    whether the test is visible or hidden ("posterior: hidden test")."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+        return
+    match = re.match(r'\s*[rubRUB]?("""|\'\'\')\s*([A-Za-z_][\w.]*)\s*:', cell.source or "")
+    name = match.group(2) if match else str(meta.get("grade_id", "test"))
+    cell.metadata["nbg_title"] = f"{name}: {'hidden' if hidden else 'visible'} test"
+
+
 class HideHiddenTests(Preprocessor):
     """Show the release version of hidden-test cells and scrub their traces from outputs."""
 
@@ -140,6 +151,7 @@ class HideHiddenTests(Preprocessor):
             release_source, cell_hidden = split_hidden_region(
                 cell.source, self.begin_delimiter, self.end_delimiter
             )
+            _name_test_cell(cell, bool(cell_hidden))
             if cell_hidden:
                 hidden.extend(cell_hidden)
                 cell.source = release_source
@@ -211,6 +223,16 @@ def _current_records(path) -> dict:
 _LOG_CACHE = {}
 
 
+_INSTRUCTOR_ONLY = re.compile(r"(timed out|its kernel died) while other notebooks ran on the same machine|graded again alone")
+
+
+def for_the_student(reason: str) -> str:
+    """A grading log's reason without the parts written for the instructor (the grader's load,
+    how many notebooks overlapped, that it was graded again alone: the report keeps those)."""
+    parts = [part for part in str(reason).split("; ") if not _INSTRUCTOR_ONLY.match(part)]
+    return "; ".join(parts) or "grading did not go normally"
+
+
 class GradingNotice(Preprocessor):
     """Put a note at the top of the feedback when grading did not go normally."""
 
@@ -222,7 +244,9 @@ class GradingNotice(Preprocessor):
         key = (info.get("student"), info.get("assignment"), info.get("notebook"))
         record = _current_records(self.grading_log_path).get(key) if self.grading_log_path else None
         if record and record.get("status", Status.OK) != Status.OK:
-            reason = record.get("reason") or record["status"]
+            reason = for_the_student(record.get("reason") or record["status"])
+            if record.get("graded_alone"):
+                reason += ". It was run a second time, with nothing else running, and that result counts"
             consequence = _CONSEQUENCES.get(record["status"], "")
             nb.cells.insert(
                 0, new_markdown_cell(f"**Grading note ({record['status']}):** {reason}\n\n{consequence}")
@@ -251,6 +275,13 @@ def _feedback_config(course):
     config.merge(course.config)
     config.GenerateFeedback.preprocessors = feedback_preprocessors()
     config.GradingNotice.grading_log_path = str(course.grading_log_path)
+    # nbgrader's page, with each test cell named by what it tests (templates/nbg_feedback).
+    import nbgrader
+
+    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    config.HTMLExporter.template_name = "nbg_feedback"
+    config.HTMLExporter.template_file = "nbg_index.html.j2"  # it extends nbgrader's index.html.j2
+    config.HTMLExporter.extra_template_basedirs = [str(Path(__file__).parent / "templates"), str(nbgrader_templates)]
     # Follow the course's own hidden-test delimiters if it changed them.
     clear = course.config.get("ClearHiddenTests", {})
     if "begin_test_delimeter" in clear:
@@ -314,10 +345,11 @@ def generate_feedback(course, assignments=None, students=None) -> list:
         converter.start()
     except Exception as error:  # nbgrader raises NbGraderException after logging
         raise RuntimeError(f"nbgrader could not render some feedback: {error}") from error
-    written = []
-    for student, assignment in pairs:
-        written.extend(sorted(course.feedback_dir(student, assignment).glob("*.html")))
-    return written + write_unreadable_pages(course, assignments, students)
+    unread = write_unreadable_pages(course, assignments, students)  # after nbgrader's: they replace stale pages
+    return sorted({*unread, *(page for student, assignment in pairs
+                              for page in course.feedback_dir(student, assignment).glob("*.html"))})
+
+
 
 
 def _selected_feedback_class():

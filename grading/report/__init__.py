@@ -7,6 +7,8 @@ them (:mod:`grading.autograde`); the score table (student x assignment); each la
 (:mod:`grading.grades.late`, recomputed first); pairs of similar answers for review
 (:mod:`grading.report.similarity`); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
+class's mistakes per graded function (:mod:`grading.report.mistakes`, also written to
+``exports/mistakes.csv``); the item analysis of the test cells (:mod:`grading.report.items`); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
 
@@ -30,6 +32,8 @@ from grading.core.records import Status, latest_records, read_grading_log
 from grading.core.text import format_points
 from grading.grades.late import apply_late_policy, describe_policy
 from grading.grades.read import read_class_grades
+from grading.report.items import FLAG_BELOW, class_item_analysis
+from grading.report.mistakes import class_mistakes, write_mistakes_csv
 from grading.report.plots import grading_time_plot, pass_rate_plot, score_distribution_plot
 from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs
 
@@ -107,6 +111,10 @@ def _late_rows(penalties) -> list:
             for p in penalties]
 
 
+def _figure(value) -> str:
+    return "-" if value != value else f"{value:.2f}"  # NaN: undefined
+
+
 def write_report(course, out_path, similarity_threshold=None) -> Path:
     """Write the class report as one self-contained HTML file.
 
@@ -137,6 +145,10 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
               "similarity": p.similarity, "marked": [(s, Markup(code)) for s, code in zip(p.students, p.highlighted)]}
              for p in similar_pairs(course, threshold=threshold)]  # copydetect escaped the code it marked
     rates = pass_rates(grades, course)
+    mistakes = class_mistakes(course, grades)
+    if mistakes:
+        write_mistakes_csv(mistakes, course.root / "exports" / "mistakes.csv")
+    items = class_item_analysis(grades, {a: _cell_order(course, a) for a in grades.assignments})
     page = _TEMPLATES.get_template("report.html.j2").render(
         course_root=str(course.root),
         unfinished=unfinished_run(course),
@@ -149,6 +161,11 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},
         similarity={"threshold": threshold, "pairs": pairs},
         pass_rates=[(a, g, f"{100 * r:.0f}%", n) for a, g, r, n in rates],
+        mistakes=mistakes,
+        flag_below=FLAG_BELOW,
+        items=[{"assignment": a.assignment, "students": a.students, "alpha": _figure(a.alpha),
+                "rows": [(i.grade_id, f"{i.facility:.2f}", _figure(i.discrimination), "check this test" if i.flagged else "")
+                         for i in a.items]} for a in items],
         time={"notebooks": len(current), "seconds": sum(float(r.get("seconds") or 0.0) for r in current)}
         if current else None,
         plots={"scores": score_distribution_plot(grades) if grades.submissions else None,

@@ -291,3 +291,25 @@ def test_honest_students_score_cell_by_cell_as_stock_serial_nbgrader(demo, tmp_p
                     notebook = gradebook.find_submission(assignment, student).notebooks[0]
                     return {g.name: g.auto_score for g in notebook.grades if g.cell_type == "code"}
                 assert cells(mine) == cells(theirs), (student, assignment)
+
+
+@pytest.mark.slow
+def test_typical_mistakes_are_diagnosed_on_the_feedback_pages(demo):
+    from tests.mutation.cases import load_cases
+
+    words = {a: load_cases(a) for a in DEMO_ASSIGNMENTS}
+    expected = {  # student: [(assignment, function, mistake)]: the catalogue's words on the page
+        "forgot-prior": [(BAYES, "posterior", "forgotten_prior"), (MULTINOMIAL, "multinomial_jll", "forgets_prior")],
+        "unnormalised": [(BAYES, "posterior", "unnormalised_scores")],
+        "denominator-2": [(BAYES, "dirichlet_posterior_mean", "denominator_2_alpha")],
+        "edits-test": [(BAYES, "bernoulli_mle", "k_over_n_plus_1")],
+    }
+    root = demo.course_root
+    for student, mistakes in expected.items():
+        for assignment, function, mistake in mistakes:
+            page = page_text(root / "feedback" / student / assignment / f"{assignment}.html")
+            text = words[assignment][function]["explanations"][mistake]
+            assert f"Your answer behaves like a known mistake: {text}" in page, (student, function, mistake)
+    for assignment in DEMO_ASSIGNMENTS:
+        page = page_text(root / "feedback" / "perfect" / assignment / f"{assignment}.html")
+        assert "known mistake" not in page

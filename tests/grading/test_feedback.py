@@ -198,3 +198,12 @@ def test_hidden_tests_of_every_real_notebook_are_removed(path):
     body, _ = HTMLExporter().from_notebook_node(notebook)
     text = html.unescape(re.sub(r"<[^>]+>", "", body))
     assert [line for line in secrets if line in text] == []
+
+
+def test_grading_notes_for_the_student_leave_the_graders_load_to_the_report():
+    from grading.feedback import for_the_student
+
+    reason = ("cell 12 (test_x) timed out after 30 s; timed out while other notebooks ran on the same machine "
+              "(3 other notebooks overlapped its run); graded again alone at the end of the run (the same "
+              "happened), and that result was kept")
+    assert for_the_student(reason) == "cell 12 (test_x) timed out after 30 s"

@@ -1,6 +1,6 @@
 """Mutation testing of the course's graded functions.
 
-``cases/<assignment_id>.py`` holds, for every function a notebook grades, correct
+``course/mistakes/<assignment_id>.py`` (loaded by ``cases``) holds, for every function a notebook grades, correct
 variants written in different styles and single-mistake mutants, each mutant named
 after the mistake that its hidden test's docstring says it catches. A correct variant
 must pass every test cell of its notebook; a mutant must fail at least one test cell

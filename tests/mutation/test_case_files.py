@@ -51,3 +51,47 @@ def test_every_graded_function_has_complete_cases(assignment_id):
 def test_unknown_assignment_is_a_clear_error():
     with pytest.raises(ValueError, match="no mutation cases for 'no_such_assignment'"):
         load_cases("no_such_assignment")
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_every_mistake_is_explained_and_every_explanation_is_a_mistake(assignment_id):
+    from grading.core.mistakes import catalogue_problems
+
+    assert catalogue_problems(load_cases(assignment_id)) == []
+
+
+def test_the_consistency_check_finds_an_unexplained_and_an_untested_mistake():
+    from grading.core.mistakes import catalogue_problems
+
+    cases = {"f": {"mutants": {"a": "def f(): pass", "b": "def f(): pass"},
+                   "explanations": {"a": "Right words.", "c": "Words for no mutant.", }}}
+    assert catalogue_problems(cases) == ["f: mistake 'b' has no explanation", "f: explanation 'c' names no mutant"]
+    cases["f"]["explanations"] = {"a": " ", "b": "x" * 401}
+    assert len(catalogue_problems(cases)) == 2
+
+
+@pytest.mark.parametrize("assignment_id", assignment_ids())
+def test_the_judge_builds_every_mistake_with_the_notebooks_given_imports(assignment_id, tmp_path):
+    """What the judge gets: the given cells' imports and helpers (a cell that starts with
+    ``%matplotlib inline`` included), and every reference and mistake compiles and defines its
+    function there."""
+    import json
+
+    from grading.core.mistakes import JUDGE_FILE, judge_catalogue
+    from grading.execution.diagnosis_runtime import Diagnoser, Recorder
+
+    cases = load_cases(assignment_id)
+    catalogue = judge_catalogue(cases, _notebook(assignment_id))
+    assert "import numpy as np" in catalogue["setup"]
+    (tmp_path / JUDGE_FILE).write_text(json.dumps(catalogue))
+    built = Diagnoser(Recorder(str(tmp_path)))._functions()
+    for function, case in cases.items():
+        reference, mistakes = built[function]
+        assert callable(reference), function
+        assert set(mistakes) == set(case["mutants"]), function
+
+
+def test_the_setup_keeps_imports_of_a_cell_with_a_magic():
+    from grading.core.mistakes import judge_catalogue
+
+    assert "import re" in judge_catalogue(load_cases("03_multinomial_nb"), _notebook("03_multinomial_nb"))["setup"]

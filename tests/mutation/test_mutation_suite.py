@@ -1,6 +1,6 @@
 """Mutation testing of the hidden tests, graded through the real pipeline.
 
-For every graded function, ``tests/mutation/cases/<assignment>.py`` holds
+For every graded function, ``course/mistakes/<assignment>.py`` (the catalogue of known mistakes) holds
 correct variants in different styles and mutants, one per mistake the
 function's hidden test says it catches (plus one that overwrites its inputs).
 Submissions are built from the release notebook with the instructor's answers
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "course"
-CASES_DIR = Path(__file__).resolve().parent / "cases"
+CASES_DIR = COURSE / "mistakes"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
@@ -167,6 +167,7 @@ def graded(tmp_path_factory):
     shutil.copy(COURSE / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE / "source", root / "source",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(CASES_DIR, root / "mistakes", ignore=shutil.ignore_patterns("__pycache__"))  # for the diagnosis
     course = Course(root)
     build_release(course)
     plans = {}
@@ -186,7 +187,14 @@ def graded(tmp_path_factory):
                 notebook = gradebook.find_submission(assignment, student).notebooks[0]
                 scores[(student, assignment)] = {
                     g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
-    return plans, scores, statuses
+    diagnoses = {}  # (student, assignment) -> {test cell: [function/mistake, ...]}
+    for assignment, students in plans.items():
+        for student in students:
+            graded_nb = nbformat.read(course.autograded_dir(student, assignment) / f"{assignment}.ipynb", as_version=4)
+            diagnoses[(student, assignment)] = {
+                cell.metadata.get("nbgrader", {}).get("grade_id"): list(cell.metadata["nbg_diagnosis"])
+                for cell in graded_nb.cells if cell.metadata.get("nbg_diagnosis")}
+    return plans, scores, statuses, diagnoses
 
 
 def _cases_params():
@@ -195,7 +203,7 @@ def _cases_params():
 
 @pytest.mark.parametrize("assignment", sorted(CASES))
 def test_correct_variants_get_full_marks(graded, assignment):
-    plans, scores, statuses = graded
+    plans, scores, statuses, _ = graded
     for student in [s for s in plans[assignment] if s.startswith("correct-")]:
         lost = {cell: score for cell, score in scores[(student, assignment)].items() if score[0] != score[1]}
         assert not lost, (assignment, student, lost, statuses[(student, assignment)])
@@ -203,7 +211,7 @@ def test_correct_variants_get_full_marks(graded, assignment):
 
 @pytest.mark.parametrize("assignment, function", _cases_params())
 def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, function):
-    plans, scores, _ = graded
+    plans, scores, _, _ = graded
     cases = CASES[assignment]
     own = set(cases[function]["tests"])
     for student, (_, what) in plans[assignment].items():
@@ -217,3 +225,50 @@ def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, func
             lost = {c: cells[c] for c in own if cells[c][0] < cells[c][1]}
             assert not lost, (f"{assignment}.{function} is correct in {student} but loses {lost} "
                               f"(mutants there: {what})")
+
+
+def diagnosis_figures(plans, scores, diagnoses) -> dict:
+    """How the judge's diagnosis did on the whole suite: per mutant, what its function's failed
+    cells were diagnosed as; correct variants diagnosed; diagnoses on passed cells."""
+    figures = {"exact": [], "within_set": [], "missed": [], "wrong": [], "set_sizes": [],
+               "correct_diagnosed": [], "on_passed_cells": []}
+    for assignment, students in plans.items():
+        for student, (_, what) in students.items():
+            found = diagnoses[(student, assignment)]
+            cells = scores[(student, assignment)]
+            figures["on_passed_cells"] += [(assignment, student, cell) for cell in found
+                                           if cell in cells and cells[cell][0] == cells[cell][1]]
+            if student.startswith("correct-"):
+                figures["correct_diagnosed"] += [(assignment, student, found)] if found else []
+                continue
+            for function, mistake in what.items():
+                own = CASES[assignment][function]["tests"]
+                named = sorted({d for cell in own for d in found.get(cell, []) if d.startswith(function + "/")})
+                key = (assignment, function, mistake)
+                if f"{function}/{mistake}" not in named:
+                    figures["wrong" if named else "missed"].append((*key, named))
+                else:
+                    figures["exact" if len(named) == 1 else "within_set"].append(key)
+                    figures["set_sizes"].append(len(named))
+    return figures
+
+
+def test_diagnosis_names_every_mutant_and_no_correct_variant(graded):
+    """Every catalogued mistake is diagnosed as itself (alone or within a named set), no
+    correct variant and no passed cell gets a diagnosis; the figures are printed."""
+    plans, scores, _, diagnoses = graded
+    figures = diagnosis_figures(plans, scores, diagnoses)
+    total = sum(len(figures[k]) for k in ("exact", "within_set", "missed", "wrong"))
+    sizes = figures["set_sizes"]
+    print(f"\ndiagnosis of {total} mutants: {len(figures['exact'])} exactly, {len(figures['within_set'])} "
+          f"within a set (mean set size {sum(sizes) / max(len(sizes), 1):.2f}, precision "
+          f"{len(sizes) / max(sum(sizes), 1):.3f}), {len(figures['missed'])} not diagnosed, "
+          f"{len(figures['wrong'])} diagnosed as something else; correct variants diagnosed: "
+          f"{len(figures['correct_diagnosed'])}; diagnoses on passed cells: {len(figures['on_passed_cells'])}")
+    for kind in ("missed", "wrong"):
+        for item in figures[kind]:
+            print(f"  {kind}: {item}")
+    assert not figures["correct_diagnosed"], figures["correct_diagnosed"]
+    assert not figures["on_passed_cells"], figures["on_passed_cells"]
+    assert not figures["wrong"], figures["wrong"]
+    assert not figures["missed"], figures["missed"]

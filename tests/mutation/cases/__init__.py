@@ -1,8 +1,9 @@
-"""Mutation cases, one module per assignment (``<assignment_id>.py``).
+"""Mutation cases: the course's catalogue of known mistakes, ``course/mistakes/<assignment_id>.py``.
 
 Each module defines ``ASSIGNMENT`` (the assignment id) and ``CASES``: a dict mapping
 a graded function's name to ``{"tests": [grade_id, ...], "correct": {style: source},
-"mutants": {mistake: source}}``. Every source is a full replacement for the solution
+"mutants": {mistake: source}, "explanations": {mistake: text}}`` (see
+``grading.core.mistakes``: the grader's diagnosis reads the same files). Every source is a full replacement for the solution
 cell that defines the function. The file names start with digits, so they are loaded
 by path rather than imported.
 """
@@ -10,7 +11,7 @@ by path rather than imported.
 import importlib.util
 from pathlib import Path
 
-CASES_DIR = Path(__file__).resolve().parent
+CASES_DIR = Path(__file__).resolve().parents[3] / "course" / "mistakes"
 
 
 def load_cases(assignment_id):

@@ -220,3 +220,54 @@ for _function in CASES.values():
     for _kind in ("correct", "mutants"):
         for _name, _source in _function[_kind].items():
             _function[_kind][_name] = "import numpy as np\n\n\n" + _source
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+EXPLANATIONS = {
+    "gaussian_mean_var": {
+        "n_minus_1_where_n_belongs": "Your variance always divides by n - 1; the MLE divides by n, and the "
+                                     "ddof argument says when to subtract (Section 2).",
+        "ddof_ignored": "Your variance ignores the ddof argument (Section 2, N vs N - 1).",
+        "standard_deviation_not_variance": "Your function returns standard deviations, not variances "
+                                           "(Section 2).",
+        "overall_mean_not_class_mean": "Your variances measure the spread around the mean of all samples, "
+                                       "not around each class's own mean (Section 2).",
+        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "absent_class_dropped": "Your function drops a class that has no sample, so the rows no longer match "
+                                "the classes argument (Section 2).",
+        "sample_weight_ignored": "Your function ignores sample_weight (Section 2, weighted estimates).",
+        "weights_by_repeating_rows": "Your function repeats rows as many times as their weight, which only "
+                                     "works for whole-number weights (Section 2).",
+        "ddof_with_sample_count": "With weights, your n - ddof uses the number of rows instead of the total "
+                                  "weight (Section 2).",
+        "overwrites_input_X": _INPUT,
+    },
+    "gaussian_jll": {
+        "prior_forgotten": "Your joint log-likelihood leaves out the class log-prior (Section 3).",
+        "missing_log_2pi_var": "Your score leaves out the log(2 pi variance) normalising term, so classes "
+                               "with different variances are compared unfairly (Section 3).",
+        "missing_factor_half": "Your score misses a factor 1/2 of the Gaussian log-density (Section 3).",
+        "std_used_as_variance": "Your score treats the variances as standard deviations (Section 3).",
+        "output_transposed": "Your result is classes by samples; it must be one row per sample (Section 3).",
+        "product_of_densities_underflows": "Your function multiplies densities instead of adding logs, "
+                                           "which underflows with many features (Section 3).",
+        "overwrites_input_X": _INPUT,
+    },
+    "pooled_variance": {
+        "overwrites_input_X": _INPUT,
+        "plain_average_of_class_variances": "Your pooled variance averages the classes' variances with equal "
+                                            "weights; each class weighs as many samples as it has (Section 6).",
+        "overall_mean_total_variance": "Your variance is around the mean of all samples, not each class's "
+                                       "own mean (Section 6).",
+        "divides_by_n_minus_n_classes": "Your pooled variance divides by N - K (the unbiased version); the "
+                                        "exercise's estimate divides by N (Section 6).",
+        "divides_by_n_minus_1": "Your pooled variance divides by N - 1; the exercise's estimate divides by "
+                                "N (Section 6).",
+        "standard_deviation": "Your function returns standard deviations, not variances (Section 6).",
+        "means_by_searchsorted_on_unsorted_classes": "Your class lookup assumes the classes are sorted; "
+                                                     "they are given in any order (Section 6).",
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

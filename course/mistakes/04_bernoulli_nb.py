@@ -195,3 +195,54 @@ for _function in CASES.values():
     for _kind in ("correct", "mutants"):
         for _name, _source in _function[_kind].items():
             _function[_kind][_name] = "import numpy as np\nimport scipy.sparse as sp\n\n\n" + _source
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+_DENSE = ("Your function fails on a sparse matrix; document-term matrices are sparse, so use operations that "
+          "work on both (SECTION).")
+EXPLANATIONS = {
+    "binary_vectors": {
+        "overwrites_input_docs": _INPUT,
+        "counts_instead_of_presence": "Your vectors count occurrences; the Bernoulli model records only "
+                                      "presence, 0 or 1 (Section 1).",
+        "shape_from_data": "Your matrix's width comes from the words seen, not from the vocabulary's size "
+                           "(Section 1).",
+        "columns_in_alphabetical_order": "Your columns are in alphabetical order, not at each word's index "
+                                         "in the vocabulary (Section 1).",
+        "token_lists_not_accepted": "Your function accepts strings only; a document given as a list of "
+                                    "tokens must work too (Section 1).",
+    },
+    "bernoulli_feature_log_prob": {
+        "denominator_plus_alpha": "Your denominator adds alpha once; with two outcomes, present or absent, "
+                                  "it adds 2 alpha (Section 2).",
+        "denominator_n_classes": "Your denominator adds the number of classes; it adds alpha for each of the "
+                                 "two outcomes of a word (Section 2).",
+        "denominator_n_features": "Your denominator adds the vocabulary size, as the multinomial does; a "
+                                  "Bernoulli feature has two outcomes (Section 2).",
+        "word_totals_multinomial": "Your estimate divides by the class's total word count; the Bernoulli "
+                                   "model counts documents that contain the word (Section 2).",
+        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "weights_ignored_in_n_c": "Your class sizes ignore sample_weight while the word counts use it "
+                                  "(Section 2).",
+        "weights_rounded": "Your function rounds the sample weights to integers (Section 2).",
+        "dense_only": _DENSE.replace("SECTION", "Section 2"),
+        "absent_class_dropped": "Your function drops a class that has no document, so rows no longer match "
+                                "the classes argument (Section 2).",
+        "alpha0_floor": "With alpha = 0 your function still smooths a little; alpha = 0 gives the plain "
+                        "relative frequencies (Section 2).",
+        "overwrites_input_X": _INPUT,
+    },
+    "bernoulli_jll": {
+        "no_absence_term": "Your score leaves out the log(1 - p) terms of the absent words, which makes it "
+                           "the multinomial score on 0/1 vectors (Section 3).",
+        "prior_left_out": "Your joint log-likelihood leaves out the class log-prior (Section 3).",
+        "probability_space_underflow": "Your function multiplies probabilities instead of adding logs, which "
+                                       "underflows with many words (Section 3).",
+        "output_transposed": "Your result is classes by documents; it must be one row per document (Section 3).",
+        "dense_only": _DENSE.replace("SECTION", "Section 3"),
+        "overwrites_input_feature_log_prob": _INPUT,
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

@@ -331,3 +331,77 @@ CASES = {
         },
     },
 }
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+EXPLANATIONS = {
+    "multinomial_linear_form": {
+        "swaps_W_and_b": "Your function returns the bias where the weights belong and the weights where the "
+                         "bias belongs (Section 1).",
+        "probabilities_not_logs": "Your weights are probabilities; the linear form's weights are log "
+                                  "probabilities (Section 1).",
+        "overwrites_input": _INPUT,
+        "transposed_W": "Your W is features by classes; it must be classes by features, so that W x gives one "
+                        "score per class (Section 1).",
+    },
+    "bernoulli_linear_form": {
+        "overwrites_input": _INPUT,
+        "no_absence_term_in_W": "Your weights use log p alone; each weight is log p - log(1 - p), because a "
+                                "present word also stops being absent (Section 2).",
+        "no_absence_term_in_b": "Your bias leaves out the sum of the log(1 - p) terms of the absent words "
+                                "(Section 2).",
+        "forgets_prior": "Your bias leaves out the class log-prior (Section 2).",
+    },
+    "softmax": {
+        "overwrites_input": _INPUT,
+        "no_shift": "Your softmax exponentiates without subtracting the maximum first, which overflows for "
+                    "large scores (Section 3).",
+        "global_max_shift": "Your softmax subtracts one maximum for the whole array, not each row's own, so "
+                            "rows far from it underflow (Section 3).",
+        "wrong_axis": "Your softmax normalises along the wrong axis: each row must sum to 1 (Section 3).",
+        "not_normalised": "Your softmax exponentiates but does not divide by the row's total (Section 3).",
+    },
+    "gaussian_linear_form": {
+        "overwrites_input": _INPUT,
+        "forgets_prior": "Your bias leaves out the class log-prior (Section 4).",
+        "W_is_theta": "Your weights are the means themselves; they are the means divided by the shared "
+                      "variance (Section 4).",
+        "divides_by_std": "Your weights divide by the standard deviation, not the variance (Section 4).",
+        "wrong_sign_of_square_term": "Your bias adds the squared-mean term where the derivation subtracts it "
+                                     "(Section 4).",
+    },
+    "logistic_loss_grad": {
+        "overwrites_input": _INPUT,
+        "sum_not_mean": "Your loss and gradient are sums over the samples; the loss is their mean (Section 5).",
+        "penalises_b": "Your L2 penalty includes the bias b; only the weights are penalised (Section 5).",
+        "flipped_gradient": "Your gradient has the wrong sign: it points downhill (Section 5).",
+        "log_sigmoid_overflows": "Your loss computes log(sigmoid(z)) directly, which gives inf or NaN for large "
+                                 "|z|; write it in a stable form (Section 5).",
+    },
+    "fit_logistic": {
+        "overwrites_input": _INPUT,
+        "stops_too_early": "Your descent stops after a fixed, small number of steps, before it has converged; "
+                           "max_iter says how many it may take (Exercise 5.2).",
+        "ascends": "Your update steps along the gradient, so the loss grows; gradient descent steps against "
+                   "it (Section 5).",
+        "ignores_l2": "Your fit ignores the l2 argument (Section 5).",
+        "ignores_loss_grad_argument": "Your fit does not use the loss_grad function it is given (Exercise 5.2).",
+    },
+    "reliability_bins": {
+        "overwrites_input_prob": _INPUT,
+        "prob_one_in_extra_bin": "Your bins put a probability of exactly 1 in a bin of its own; it belongs to "
+                                 "the last bin (Section 7).",
+        "right_closed_bins": "Your bins are closed on the right; the exercise's bins include their left edge "
+                             "(Section 7).",
+        "quantile_bins": "Your bins hold equal numbers of samples; the exercise's bins have equal widths "
+                         "(Section 7).",
+        "drops_empty_bins": "Your function leaves out empty bins; every bin must be in the result (Section 7).",
+        "empty_bins_zero": "Your function gives an empty bin the value 0, which looks like a measured "
+                           "frequency; an empty bin has none (Section 7).",
+        "fraction_over_all_samples": "Your fraction of positives divides by all the samples, not by the "
+                                     "samples in the bin (Section 7).",
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

@@ -297,3 +297,73 @@ def log_normalize(jll):
         },
     },
 }
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+_ORDER = ("Your rows follow the order of np.unique(y), not the classes argument; row k must be classes[k] "
+          "(Section 3).")
+_ABSENT = ("Your function drops a class that has no training sample, so the rows no longer match the "
+           "classes argument (Section 3).")
+_WEIGHT = "Your function ignores sample_weight: each sample must count as much as its weight (Section 3)."
+_ROUND = "Your function rounds the sample weights to integers; a weight of 0.5 counts half a sample (Section 3)."
+EXPLANATIONS = {
+    "class_log_prior": {
+        "np_unique_order": _ORDER,
+        "forgets_log": "Your function returns the prior probabilities, not their logarithms (Section 3).",
+        "divides_by_n_classes": "Your prior divides by the number of classes, not by the number of "
+                                "samples (Section 3).",
+        "absent_class_dropped": _ABSENT,
+        "ignores_sample_weight": _WEIGHT,
+        "rounds_sample_weight": _ROUND,
+        "overwrites_input": _INPUT,
+    },
+    "categorical_feature_log_prob": {
+        "denominator_n_classes": "Your smoothing adds l times the number of classes to the denominator; it "
+                                 "adds l times the number of values of the feature (Section 4).",
+        "denominator_2": "Your smoothing adds 2l to the denominator, as if every feature had two values "
+                         "(Section 4).",
+        "divides_by_n_not_n_c": "Your counts are divided by all the samples, not by the samples of the "
+                                "class: P(x_j | c) is conditional on c (Section 4).",
+        "rows_in_np_unique_order": _ORDER.replace("Section 3", "Section 4"),
+        "rows_from_y_absent_class_dropped": _ABSENT.replace("Section 3", "Section 4"),
+        "ignores_n_categories": "Your table has only the values seen in X, not n_categories of them, so an "
+                                "unseen value has no probability (Section 4).",
+        "alpha_0_clipped": "With l = 0 your function turns log 0 into a large finite number; a value never "
+                           "seen in a class must get probability 0, log -inf (Section 4).",
+        "single_class_squeezed": "With a single class your result loses its class axis; keep one row per "
+                                 "class (Section 4).",
+        "ignores_sample_weight": _WEIGHT.replace("Section 3", "Section 4"),
+        "rounds_sample_weight": _ROUND.replace("Section 3", "Section 4"),
+        "overwrites_input": _INPUT,
+    },
+    "categorical_jll": {
+        "forgets_prior": "Your joint log-likelihood leaves out the class log-prior (Section 5).",
+        "transposed_output": "Your result has classes as rows and samples as columns; it must be one row per "
+                             "sample (Section 5).",
+        "indexes_wrong_axis": "Your lookup indexes the feature tables with the wrong axis (Section 5).",
+        "minus_inf_made_finite": "Your function replaces log 0 = -inf by a finite number: an impossible value "
+                                 "must make the class impossible (Section 5).",
+        "probability_space": "Your function multiplies probabilities instead of adding logs, which underflows "
+                             "to 0 with many features (Section 5).",
+        "overwrites_input": _INPUT,
+    },
+    "log_normalize": {
+        "no_shift": "Your function exponentiates without subtracting the maximum first, which overflows or "
+                    "underflows for large scores (Section 5, log-sum-exp).",
+        "one_shift_for_all_rows": "Your function subtracts one maximum for the whole array, not each row's "
+                                  "own, so rows far from it underflow (Section 5).",
+        "probability_space_then_log": "Your function normalises probabilities and takes the log afterwards, "
+                                      "which underflows to -inf (Section 5).",
+        "wrong_axis": "Your function normalises along the wrong axis: each row (one sample) must sum to 1 "
+                      "(Section 5).",
+        "returns_probabilities": "Your function returns probabilities, not log-probabilities (Section 5).",
+        "no_keepdims": "Your row totals lose their axis and broadcast against the wrong dimension "
+                       "(Section 5; keepdims).",
+        "minus_inf_made_finite": "Your function turns -inf scores into finite ones: a class with log 0 must "
+                                 "keep probability 0 (Section 5).",
+        "overwrites_input": _INPUT,
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

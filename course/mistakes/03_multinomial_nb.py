@@ -519,3 +519,82 @@ def mutual_information(X, y, classes):
         },
     },
 }
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+_DENSE = ("Your function fails on a sparse matrix; document-term matrices are sparse, so use operations that "
+          "work on both (Section 2).")
+EXPLANATIONS = {
+    "count_vectors": {
+        "unseen_words_not_ignored": "Your function fails on, or counts, words that are not in the vocabulary; "
+                                    "they must be ignored (Section 1).",
+        "presence_instead_of_counts": "Your vectors record whether a word occurs, not how often: the "
+                                      "multinomial model counts (Section 1).",
+        "rows_and_columns_swapped": "Your matrix has words as rows and documents as columns; it must be one "
+                                    "row per document (Section 1).",
+        "token_lists_not_accepted": "Your function accepts strings only; a document given as a list of "
+                                    "tokens must work too (Section 1).",
+        "shape_from_data": "Your matrix's width comes from the words seen, not from the vocabulary's size "
+                           "(Section 1).",
+        "rows_from_data_empty_last_document_dropped": "Your matrix loses an empty document at the end: one "
+                                                      "row per document, empty or not (Section 1).",
+        "columns_from_data_unused_words_dropped": "Your matrix drops vocabulary words no document uses: one "
+                                                  "column per vocabulary word (Section 1).",
+        "alphabetical_position_not_vocabulary_index": "Your columns are in alphabetical order, not at each "
+                                                      "word's index in the vocabulary (Section 1).",
+        "overwrites_input": _INPUT,
+    },
+    "multinomial_feature_log_prob": {
+        "denominator_2": "Your denominator adds 2 to the class's word total, as for two outcomes; it adds "
+                         "alpha once per vocabulary word (Section 2).",
+        "denominator_v_without_alpha": "Your denominator adds the vocabulary size without alpha (Section 2).",
+        "denominator_number_of_documents": "Your denominator counts documents; the multinomial divides by "
+                                           "the class's total number of words (Section 2).",
+        "alpha_ignored": "Your estimate does not use alpha (Section 2, add-alpha smoothing).",
+        "rows_in_np_unique_order": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "rows_from_y_absent_class_dropped": "Your function drops a class that has no document, so rows no "
+                                            "longer match the classes argument (Section 2).",
+        "dense_only": _DENSE,
+        "alpha_0_clipped": "With alpha = 0 your function turns log 0 into a large finite number; a word never "
+                           "seen in a class must get probability 0, log -inf (Section 2).",
+        "single_class_squeezed": "With a single class your result loses its class axis (Section 2).",
+        "ignores_sample_weight": "Your function ignores sample_weight: each document's counts count as much "
+                                 "as its weight (Section 2).",
+        "rounds_sample_weight": "Your function rounds the sample weights to integers (Section 2).",
+        "overwrites_input": _INPUT,
+    },
+    "multinomial_jll": {
+        "forgets_prior": "Your joint log-likelihood leaves out the class log-prior (Section 3).",
+        "probability_space": "Your function multiplies probabilities instead of adding logs, which underflows "
+                             "for long documents (Section 3).",
+        "zero_times_minus_inf_nan": "Your function turns a word that does not occur (count 0) with log "
+                                    "probability -inf into NaN; a count of 0 contributes nothing (Section 3).",
+        "transposed_output": "Your result is classes by documents; it must be one row per document (Section 3).",
+        "dense_only": _DENSE.replace("Section 2", "Section 3"),
+        "overwrites_input": _INPUT,
+    },
+    "confusion_matrix": {
+        "rows_and_columns_swapped": "Your matrix has predictions as rows and true classes as columns; rows "
+                                    "are the true classes (Section 5).",
+        "np_unique_order": "Your rows and columns follow np.unique of the labels, not the classes argument "
+                           "(Section 5).",
+        "shape_from_labels": "Your matrix's size comes from the labels seen, not from the classes given "
+                             "(Section 5).",
+        "overwrites_input": _INPUT,
+    },
+    "mutual_information": {
+        "counts_not_presence": "Your function uses word counts; the mutual information here is between the "
+                               "class and a word's presence (Section 6).",
+        "log2_bits": "Your function uses log base 2 (bits); the notebook measures it in nats (Section 6).",
+        "presence_terms_only": "Your sum leaves out the terms for the word being absent (Section 6).",
+        "nan_for_zero_counts": "Your function gives NaN where a cell of the table is empty; 0 log 0 counts "
+                               "as 0 (Section 6).",
+        "conditional_not_joint": "Your terms weigh by a conditional probability, not the joint one "
+                                 "(Section 6).",
+        "dense_only": _DENSE.replace("Section 2", "Section 6"),
+        "overwrites_input": _INPUT,
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

@@ -546,3 +546,111 @@ def dirichlet_map(counts, alpha):
         },
     },
 }
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+EXPLANATIONS = {
+    "posterior": {
+        "forgotten_prior": "Your posterior uses the likelihoods alone: the prior never multiplies them. "
+                           "Bayes' rule weighs each likelihood by its prior before normalising (Section 1).",
+        "unnormalised_scores": "Your posterior returns prior times likelihood without dividing by their sum, "
+                               "so the values do not add up to 1 (Section 1, the evidence P(D)).",
+        "wrong_total": "Your posterior divides by the sum of the likelihoods; the evidence is the sum of prior "
+                       "times likelihood over all hypotheses (Section 1).",
+        "overwrites_input": _INPUT,
+    },
+    "map_hypothesis": {
+        "ignores_prior": "Your MAP hypothesis ignores the prior, which makes it the ML hypothesis; MAP "
+                         "maximises prior times likelihood (Section 1).",
+        "largest_prior": "Your MAP hypothesis is the one with the largest prior, whatever the data say; "
+                         "the likelihood must weigh in too (Section 1).",
+        "overwrites_input": _INPUT,
+    },
+    "ml_hypothesis": {
+        "argmin": "Your ML hypothesis is the least likely one: it picks the smallest likelihood instead of "
+                  "the largest (Section 1).",
+        "returns_value": "Your function returns the largest likelihood itself, not which hypothesis has it "
+                         "(Section 1 asks for the index).",
+        "overwrites_input": _INPUT,
+    },
+    "bernoulli_mle": {
+        "integer_division": "Your estimate uses integer division, so it is 0 or 1 instead of a fraction "
+                            "(Section 2, the MLE).",
+        "divides_by_tails": "Your estimate divides heads by tails; the MLE divides the heads by the number "
+                            "of tosses (Section 2).",
+        "k_over_n_plus_1": "Your estimate adds 1 to the number of tosses, which is a smoothed estimate, "
+                           "not the maximum-likelihood one (Section 2).",
+        "overwrites_input": _INPUT,
+    },
+    "beta_posterior": {
+        "swaps_heads_and_tails": "Your posterior adds the heads to b and the tails to a; look again at which "
+                                 "Beta parameter counts which outcome (Section 2, conjugacy).",
+        "adds_n": "Your posterior adds the number of tosses to a parameter instead of the heads or the tails "
+                  "alone (Section 2, conjugacy).",
+        "overwrites_input": _INPUT,
+    },
+    "beta_map": {
+        "posterior_mean": "Your function returns the posterior mean, not the mode: the MAP estimate is the "
+                          "peak of the Beta density (Section 2).",
+        "denominator_minus_1": "Your mode's denominator is off: subtract 1 for each of the two parameters, "
+                               "not once (Section 2, the Beta mode).",
+        "overwrites_input": _INPUT,
+    },
+    "beta_posterior_mean": {
+        "mode": "Your function returns the posterior mode (the MAP estimate), not the mean (Section 2).",
+        "denominator_n_plus_2": "Your mean uses Laplace's +2 whatever the prior is; the Beta mean divides by "
+                                "a + b of the posterior (Section 2).",
+        "swaps_a_and_b": "Your mean is b over a + b: that is the probability of tails (Section 2).",
+        "overwrites_input": _INPUT,
+    },
+    "m_estimate": {
+        "denominator_n_plus_mp": "Your m-estimate adds m*p to the denominator; the denominator gains the m "
+                                 "virtual samples themselves (Section 3, the m-estimate).",
+        "adds_p_not_mp": "Your m-estimate adds p to the count instead of m*p virtual successes (Section 3).",
+        "ignores_m": "Your m-estimate does not depend on m, the weight of the prior guess (Section 3).",
+        "overwrites_input": _INPUT,
+    },
+    "beta_credible_interval": {
+        "quantiles_one_minus_level_and_level": "Your interval takes the quantiles at 1 - level and level; an "
+            "equal-tailed interval leaves half of 1 - level in each tail (Section 2, credible intervals).",
+        "prior_quantiles": "Your interval comes from the prior, before the data: take the quantiles of the "
+                           "posterior Beta (Section 2).",
+        "swaps_heads_and_tails": "Your posterior adds the heads to b and the tails to a before taking the "
+                                 "quantiles (Section 2, conjugacy).",
+        "ignores_prior": "Your interval uses a uniform prior whatever a and b are: the posterior adds the "
+                         "data to the given Beta(a, b) (Section 2).",
+        "normal_approximation": "Your interval is a normal approximation around the estimate; the exact "
+                                "Beta quantiles differ, most with few tosses (Section 2).",
+        "level_fixed_at_95": "Your interval is always a 95% interval: the level argument is ignored (Section 2).",
+        "overwrites_input": _INPUT,
+    },
+    "categorical_mle": {
+        "normalises_columns": "Your table is normalised along the wrong axis: each row (one distribution) "
+                              "must sum to 1 (Section 3).",
+        "normalises_whole_table": "Your table is divided by the grand total, so only the whole table sums "
+                                  "to 1, not each distribution (Section 3).",
+        "overwrites_input": _INPUT,
+    },
+    "dirichlet_posterior_mean": {
+        "denominator_2_alpha": "Your denominator adds 2*alpha whatever the number of values; the Dirichlet "
+                               "adds alpha once per value (Section 3).",
+        "denominator_alpha": "Your denominator adds alpha once; it must add it once per possible value "
+                             "(Section 3).",
+        "wrong_axis": "Your sums run along the wrong axis of the counts (Section 3).",
+        "alpha_0_not_mle": "With alpha = 0 your function does not return the plain relative frequencies "
+                           "that the formula gives (Section 3).",
+        "overwrites_input": _INPUT,
+    },
+    "dirichlet_map": {
+        "posterior_mean": "Your function returns the posterior mean, not the mode (Section 3).",
+        "denominator_alpha_minus_1": "Your denominator subtracts once; the mode subtracts 1 from every "
+                                     "value's alpha (Section 3).",
+        "denominator_2_alpha_minus_1": "Your denominator counts two values whatever the number of values "
+                                       "(Section 3).",
+        "wrong_axis": "Your sums run along the wrong axis of the counts (Section 3).",
+        "overwrites_input": _INPUT,
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

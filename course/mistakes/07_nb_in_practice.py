@@ -436,3 +436,72 @@ CASES = {
         },
     },
 }
+
+# Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
+_INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
+          "wrong afterwards; compute into a new array and leave the arguments as they were.")
+EXPLANATIONS = {
+    "update_counts": {
+        "overwrites_inputs_adding_in_place": _INPUT,
+        "presence_instead_of_counts": "Your update adds whether a word occurs, not how often (Section 1).",
+        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 1).",
+        "matrix_from_sparse_sum": "Your sums of a sparse matrix stay a NumPy matrix, so the counts come back "
+                                  "with the wrong shape (Section 1).",
+        "replaces_instead_of_adding": "Your update replaces the old counts by the batch's; online learning "
+                                      "adds them up (Section 1).",
+    },
+    "merge_mean_var": {
+        "overwrites_input_mean": _INPUT,
+        "averages_variances": "Your merged variance averages the two variances; it must also count the "
+                              "spread between the two means (Section 1).",
+        "unweighted_means": "Your merged mean weighs both groups equally; each weighs its own count "
+                            "(Section 1).",
+        "empty_group_nan_leaks": "Your merge gives NaN when one group is empty; an empty group changes "
+                                 "nothing (Section 1).",
+        "n_minus_one": "Your merged variance divides by n - 1; the running estimate divides by n (Section 1).",
+        "nan_from_empty_group": "Your merge returns NaN when a group has no samples (Section 1).",
+    },
+    "gaussian_jll": {
+        "overwrites_input_filling_nan": _INPUT,
+        "keeps_log_var_of_missing": "Your score leaves out the squared term of a missing value but keeps its "
+                                    "log-variance term; a missing value's whole factor goes (Section 2).",
+        "imputes_zero": "Your score treats a missing value as 0; it must leave that feature's factor out "
+                        "(Section 2).",
+        "sums_over_wrong_axis": "Your sum runs over the wrong axis (Section 2).",
+        "forgets_prior": "Your joint log-likelihood leaves out the class log-prior (Section 2).",
+        "nan_leaks": "Your score is NaN for a sample with a missing value (Section 2).",
+    },
+    "combine_jlls": {
+        "overwrites_first_part": _INPUT,
+        "plain_sum": "Your sum counts the class log-prior once per part; it belongs in the total once "
+                     "(Section 3).",
+        "drops_prior": "Your combination leaves out the class log-prior altogether (Section 3).",
+        "averages_parts": "Your combination averages the parts; independent parts' log-likelihoods add "
+                          "(Section 3).",
+    },
+    "fit_temperature": {
+        "overwrites_input_log_odds": _INPUT,
+        "returns_inverse_temperature": "Your loss multiplies the log-odds by T where it should divide them, so "
+                                       "the value you find is 1/T, not the temperature (Section 5).",
+        "returns_log_t": "Your function returns log T, not T (Section 5).",
+        "log_of_sigmoid_overflows": "Your loss computes log(sigmoid(z)) directly, which is inf or NaN for "
+                                    "large |z| (Section 5).",
+        "labels_used_as_signs": "Your loss uses the 0/1 labels where it needs signs -1/+1, so the negative "
+                                "samples do not pull on T (Section 5).",
+        "coarse_grid": "Your search over T is too coarse to find the best temperature (Section 5).",
+        "only_over_confidence": "Your search only tries T >= 1, so an under-confident model cannot be "
+                                "sharpened (Section 5).",
+    },
+    "expand_with_posteriors": {
+        "overwrites_input_normalising_resp": _INPUT,
+        "blocks_in_sorted_order": "Your copies of the unlabelled rows follow the sorted classes, not the "
+                                  "classes argument's order (Section 6).",
+        "resp_read_row_by_row": "Your weights read the responsibilities along the wrong axis (Section 6).",
+        "labelled_rows_left_out": "Your expanded data set leaves out the labelled rows (Section 6).",
+        "hard_labels_once": "Your expansion gives each unlabelled row its most probable class only, not one "
+                            "weighted copy per class (Section 6).",
+        "dense_from_sparse": "Your function turns a sparse matrix into a dense one (Section 6).",
+    },
+}
+for _function, _texts in EXPLANATIONS.items():
+    CASES[_function]["explanations"] = _texts

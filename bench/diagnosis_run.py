@@ -1,0 +1,108 @@
+"""The diagnosis's cost per notebook: paired runs with and without the catalogue of known mistakes.
+
+One submission of ``01_bayes_mle_map`` is executed by nbg's executor (sandboxed when
+bubblewrap works, tests in the judge), alternately with the catalogue in the judge's
+folder and without it; the median of the paired differences is the diagnosis's cost.
+Two submissions are measured: the worst case, where every graded function is its first
+catalogued mistake (every function's tests fail, so every failed cell is diagnosed),
+and the instructor's answers (no cell fails: the diagnosis never runs). The submissions
+are built from the mutation suite's cases (``course/mistakes/``), as the suite builds them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "01_bayes_mle_map"
+TARGET_S = 0.1
+
+
+def _submissions(scratch: Path) -> dict:
+    from grading.core.mistakes import load_cases
+    from tests.mutation.test_mutation_suite import plan, submission
+
+    source = nbformat.read(ROOT / "course" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    students = plan(load_cases(ROOT / "course" / "mistakes" / f"{ASSIGNMENT}.py"), source)
+    folders = {}
+    for label, student in (("every function a known mistake", "mutant-0"), ("right answers", "correct-0")):
+        folder = scratch / student
+        folder.mkdir(parents=True)
+        nbformat.write(submission(source, students[student][0]), str(folder / f"{ASSIGNMENT}.ipynb"))
+        folders[label] = folder
+    return folders
+
+
+def _catalogue_files() -> dict:
+    from grading.core import mistakes
+
+    source = nbformat.read(ROOT / "course" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    cases = mistakes.load_cases(mistakes.catalogue_path(ROOT / "course", ASSIGNMENT))
+    return {mistakes.JUDGE_FILE: json.dumps(mistakes.judge_catalogue(cases, source)).encode()}
+
+
+def paired(folder: Path, repeats: int, sandbox: str) -> dict:
+    from grading.execution.kernel import execute_notebook
+    from grading.execution.limits import Limits
+    from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
+
+    notebook_json = (folder / f"{ASSIGNMENT}.ipynb").read_text()
+    files = _catalogue_files()
+    times = {True: [], False: []}
+    diagnosed = 0
+    with tempfile.TemporaryDirectory(prefix="bench-diagnosis-") as scratch_root:
+        scratch_root = Path(scratch_root)
+        cache = build_matplotlib_cache(scratch_root / "matplotlib")
+        for index in range(repeats + 1):  # pair 0 warms the judge server and the file cache, untimed
+            for on in ((True, False) if index % 2 else (False, True)):
+                scratch = scratch_root / f"run{index}-{on}"
+                shutil.copytree(folder, scratch)
+                start = time.perf_counter()
+                result = execute_notebook(notebook_json, scratch, limits=Limits(cell_timeout=120),
+                                          matplotlib_cache=cache, sandbox=sandbox, judged=True,
+                                          judge_files=files if on else {})
+                if index:
+                    times[on].append(time.perf_counter() - start)
+                if on:
+                    cells = nbformat.reads(result.notebook_json, as_version=4).cells
+                    diagnosed = sum(1 for c in cells if c.get("metadata", {}).get("nbg_diagnosis"))
+    differences = sorted(a - b for a, b in zip(times[True], times[False]))
+    return {"pairs": repeats, "with_median_s": sorted(times[True])[repeats // 2],
+            "without_median_s": sorted(times[False])[repeats // 2],
+            "overhead_median_s": differences[repeats // 2], "diagnosed_cells": diagnosed}
+
+
+def run(smoke=False, echo=print) -> dict:
+    from grading.execution.sandbox import get_sandbox, sandbox_name
+
+    try:
+        available = bool(get_sandbox(sandbox_name(True)).available()[0])
+    except Exception:
+        available = False
+    sandbox = sandbox_name(available)
+    repeats = 1 if smoke else 6
+    results = {"assignment": ASSIGNMENT, "sandbox": sandbox, "target_s": TARGET_S, "runs": {}}
+    with tempfile.TemporaryDirectory(prefix="bench-diagnosis-subs-") as scratch:
+        for label, folder in _submissions(Path(scratch)).items():
+            echo(f"diagnosis: {label}, {repeats} paired runs")
+            results["runs"][label] = paired(folder, repeats, sandbox)
+    return results
+
+
+def report_lines(section: dict, title: str, command: str) -> list:
+    lines = [title, "", f"`{command} --only diagnosis`: one `{section['assignment']}` notebook executed by "
+             f"nbg's executor (sandbox: {section['sandbox']}, tests in the judge), alternately with and "
+             "without the catalogue of known mistakes in the judge's folder; the cost is the median of the "
+             "paired differences (target: under " + f"{section['target_s']:g} s per notebook).", "",
+             "| submission | pairs | with (median) | without (median) | diagnosis's cost | failed cells diagnosed |",
+             "|---|---|---|---|---|---|"]
+    for label, run in section["runs"].items():
+        lines.append(f"| {label} | {run['pairs']} | {run['with_median_s']:.2f} s | {run['without_median_s']:.2f} s "
+                     f"| {run['overhead_median_s']:+.3f} s | {run['diagnosed_cells']} |")
+    return lines + [""]

@@ -1,0 +1,280 @@
+"""Diagnosis in the judge: which known mistakes a failing test cell's calls agree with.
+
+While a test cell runs, every call of a student's function that the catalogue
+(``.nbg_mistakes.json`` in the judge's folder, written by the grader from
+``<course>/mistakes/``) knows is recorded: the arguments before the call, what
+the function returned (or the exception it raised) and the arguments after it.
+When the cell fails, each of the function's known mistakes, and the reference,
+is run here on copies of the same arguments. A mistake is named when the
+student's results agree with it on every call (result and arguments after the
+call; results within :data:`RTOL`/:data:`ATOL`, arguments after the call exactly, as the
+tests check them) and it differs from the reference on
+at least one call where the student's result differs from the reference too.
+
+Only trusted code runs: the mistakes, the reference and the notebook's given
+imports and helpers come from the catalogue; a name they do not define is
+another graded function's reference. Nothing is sent to the student's kernel.
+The verdict is never touched: a diagnosis is words added to a failed cell.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+
+CATALOGUE_FILE = ".nbg_mistakes.json"
+RTOL, ATOL = 1e-6, 1e-9  # as tight as the hidden tests' own comparisons (they use 1e-6 or looser)
+MAX_CALLS = 200  # recorded per cell and function
+BUDGET_SECONDS = 2.0  # per failed cell: past it, no diagnosis (never a wrong one)
+
+_UNKNOWN = ("unknown",)
+
+
+class Recorder:
+    """The calls of catalogued student functions during one test cell."""
+
+    def __init__(self, folder="."):
+        self._folder = folder
+        self._catalogue = None
+        self.calls: dict[str, list] = {}
+        self.paused = False
+
+    @property
+    def catalogue(self) -> dict:
+        if self._catalogue is None:
+            try:
+                with open(f"{self._folder}/{CATALOGUE_FILE}", encoding="utf-8") as handle:
+                    self._catalogue = json.load(handle)
+            except (OSError, ValueError):
+                self._catalogue = {}
+        return self._catalogue
+
+    def reset(self):
+        self.calls = {}
+
+    def before(self, name, args, kwargs):
+        """A snapshot of a call's arguments, or None when the call is not recorded."""
+        if self.paused or name not in self.catalogue.get("functions", {}):
+            return None
+        try:
+            return copy.deepcopy((list(args), dict(kwargs)))
+        except Exception:
+            return _UNKNOWN
+
+    def after(self, name, snapshot, value, args, kwargs):
+        """The call returned ``value`` and left its arguments as ``args``, ``kwargs``."""
+        if snapshot is None:
+            return
+        try:
+            outcome = (value, copy.deepcopy((list(args), dict(kwargs))))
+        except Exception:
+            outcome = _UNKNOWN
+        self._add(name, snapshot, outcome)
+
+    def failed(self, name, snapshot, error):
+        """The call raised ``error`` (in the judge: a rebuilt builtin exception or a StudentError)."""
+        if snapshot is not None:
+            raised = outcome_of_error(error)
+            self._add(name, snapshot, _UNKNOWN if raised is _UNKNOWN else (raised, None))
+
+    def _add(self, name, snapshot, outcome):
+        calls = self.calls.setdefault(name, [])
+        if snapshot is _UNKNOWN or outcome is _UNKNOWN or len(calls) >= MAX_CALLS:
+            calls.append(None)  # a call that cannot be replayed: no diagnosis for this function
+        else:
+            calls.append((snapshot, outcome))
+
+
+def outcome_of_error(error) -> tuple:
+    """How a failed call of the student's function is compared: the exception's name."""
+    text = str(error)
+    match = re.match(r"\w+ raised (\w+):", text)
+    if type(error).__name__ == "StudentError":
+        return ("raised", match.group(1)) if match else _UNKNOWN  # a timeout or a dead kernel
+    return ("raised", type(error).__name__)
+
+
+def _is_raised(x) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] == "raised"
+
+
+def _outcomes_agree(a, b) -> bool:
+    """Two calls' outcomes: the same exception, or results within the tolerance and the
+    arguments after the call exactly equal (the tests check that inputs are unchanged exactly)."""
+    if _is_raised(a[0]) or _is_raised(b[0]):
+        return _is_raised(a[0]) and _is_raised(b[0]) and a[0][1] == b[0][1]
+    return _agree(a[0], b[0]) and _agree(a[1], b[1], exact=True)
+
+
+def _agree(a, b, exact=False) -> bool:
+    import numpy as np
+
+    def close(x, y):
+        if exact:
+            return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc" and y.dtype.kind in "fc"))
+        return bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
+
+    try:
+        if _is_raised(a) or _is_raised(b):
+            return _is_raised(a) and _is_raised(b) and a[1] == b[1]
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            a, b = np.asarray(a), np.asarray(b)
+            if a.shape != b.shape:
+                return False
+            if a.dtype.kind in "fcbiu" and b.dtype.kind in "fcbiu":
+                return close(a, b)
+            return bool(np.array_equal(a, b))
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(_agree(x, y, exact) for x, y in zip(a, b))
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(_agree(a[k], b[k], exact) for k in a)
+        if isinstance(a, (int, float, complex, np.number)) and isinstance(b, (int, float, complex, np.number)) \
+                and not isinstance(a, bool) and not isinstance(b, bool):
+            return close(np.asarray(a), np.asarray(b))
+        if hasattr(a, "toarray") and hasattr(b, "toarray"):  # sparse matrices
+            return _agree(a.toarray(), b.toarray(), exact)
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+class _Globals(dict):
+    """A mistake's globals: the notebook's given set-up, then the other functions' references."""
+
+    def __init__(self, base, references):
+        super().__init__(base)
+        self._references = references
+
+    def __missing__(self, name):
+        if name in self._references:
+            return self._references[name]
+        raise KeyError(name)
+
+
+def _build(function, source, base, references):
+    namespace = _Globals(base, references)
+    exec(compile(source, f"<mistake {function}>", "exec"), namespace)
+    return namespace[function]
+
+
+def _replay(fn, call):
+    (args, kwargs) = copy.deepcopy(call[0])
+    try:
+        value = fn(*args, **kwargs)
+    except Exception as error:
+        return (("raised", type(error).__name__), None)
+    return (value, (args, kwargs))
+
+
+class Diagnoser:
+    """Builds the catalogue's functions once per judge; names the mistakes a failed cell's calls fit."""
+
+    def __init__(self, recorder: Recorder):
+        self.recorder = recorder
+        self._built = None
+
+    def _functions(self):
+        if self._built is None:
+            import builtins
+            import warnings
+
+            catalogue = self.recorder.catalogue
+            base = {"__builtins__": builtins, "__name__": "__nbg_mistakes__"}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for statement in catalogue.get("setup", []):  # the given cells' imports and helpers
+                    try:
+                        exec(compile(statement, "<setup>", "exec"), base)
+                    except Exception:
+                        pass
+                references = {}
+                built = {}
+                for function, entry in catalogue.get("functions", {}).items():
+                    try:
+                        references[function] = _build(function, entry["reference"], base, references)
+                    except Exception:
+                        continue
+                for function, entry in catalogue.get("functions", {}).items():
+                    mistakes = {}
+                    for mistake, item in entry.get("mistakes", {}).items():
+                        try:
+                            mistakes[mistake] = _build(function, item["source"], base, references)
+                        except Exception:
+                            continue
+                    built[function] = (references.get(function), mistakes)
+            self._built = built
+        return self._built
+
+    def diagnose(self, grade_id: str) -> list:
+        """``[{"function", "mistakes": [{"id", "explanation"}]}]`` for the cell's calls."""
+        import warnings
+
+        found = []
+        if not self.recorder.calls:
+            return found
+        self.recorder.paused = True
+        deadline = time.monotonic() + BUDGET_SECONDS
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                functions = self._functions()
+                entries = self.recorder.catalogue.get("functions", {})
+                for function, calls in self.recorder.calls.items():
+                    entry = entries.get(function, {})
+                    if grade_id not in entry.get("tests", [grade_id]) or not calls or None in calls:
+                        continue
+                    reference, mistakes = functions.get(function, (None, {}))
+                    if reference is None:
+                        continue
+                    names = self._matching(reference, mistakes, calls, deadline)
+                    if names:
+                        found.append({"function": function, "mistakes": [
+                            {"id": name, "explanation": entry["mistakes"][name]["explanation"]} for name in names]})
+        except _OutOfTime:
+            return []
+        except Exception:
+            return found
+        finally:
+            self.recorder.paused = False
+        return found
+
+    @staticmethod
+    def _matching(reference, mistakes, calls, deadline) -> list:
+        students = [outcome for _, outcome in calls]
+        expected = [_replay(reference, call) for call in calls]
+        if all(_outcomes_agree(s, e) for s, e in zip(students, expected)):
+            return []  # the calls are right: the cell failed for another reason
+        names = []
+        for name, fn in mistakes.items():
+            if time.monotonic() > deadline:
+                raise _OutOfTime
+            differs = False
+            for call, student, right in zip(calls, students, expected):
+                got = _replay(fn, call)
+                if not _outcomes_agree(got, student):
+                    break
+                differs = differs or not _outcomes_agree(got, right)
+            else:
+                if differs:
+                    names.append(name)
+        return names
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def wording(found: list) -> str:
+    """The words added to the failed cell's feedback."""
+    parts = []
+    for item in found:
+        mistakes = item["mistakes"]
+        if len(mistakes) == 1:
+            parts.append(f"Your answer behaves like a known mistake: {mistakes[0]['explanation']}")
+        else:
+            lines = "\n".join(f"  - {m['explanation']}" for m in mistakes)
+            parts.append(f"Your {item['function']} behaves like each of these known mistakes on the "
+                         f"test's inputs:\n{lines}")
+    return "\n".join(parts)
