@@ -157,8 +157,10 @@ def test_a_task_the_cluster_keeps_losing_is_left_ungraded_and_graded_next_run(tm
     from distributed import Client, LocalCluster
 
     course = Course(small_class.fresh_copy(tmp_path_factory, "lost_task"))
-    # No retry: the first worker lost while running a notebook fails its task for good.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+    # No retry: the first worker lost while running a notebook fails its task for good. One task at a
+    # time per single-threaded worker (Dask would queue a second one on it, and lose both).
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                          dashboard_address=None) as cluster, \
             Client(cluster, set_as_default=False) as observer:
