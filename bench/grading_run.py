@@ -204,7 +204,8 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
             for on in order:
                 scratch = scratch_root / f"run{index}-{on}"
                 shutil.copytree(submission_dir, scratch)
-                settings = {"sandbox": sandbox_name(sandboxed), "judged": True, option: on}
+                settings = ({"sandbox": sandbox_name(on), "judged": True} if option == "sandboxed"
+                            else {"sandbox": sandbox_name(sandboxed), "judged": True, option: on})
                 start = time.perf_counter()
                 result = execute_notebook(notebook_json, scratch, limits=Limits(cell_timeout=120),
                                           matplotlib_cache=cache, **settings)
