@@ -150,7 +150,7 @@ CASES = load_cases()
 def test_every_graded_function_of_every_notebook_has_cases():
     for path in sorted((COURSE / "source").glob("*/*.ipynb")):
         assignment = path.parent.name
-        assert assignment in CASES, f"no tests/mutation/cases/{assignment}.py"
+        assert assignment in CASES, f"no course/mistakes/{assignment}.py"
         graded = set(solution_cells(nbformat.read(path, as_version=4)))
         assert graded == set(CASES[assignment]), (assignment, graded ^ set(CASES[assignment]))
         for function, case in CASES[assignment].items():
