@@ -10,6 +10,7 @@ and the catalogue is nowhere the student's kernel can see.
 from __future__ import annotations
 
 import html
+import re
 import shutil
 from pathlib import Path
 
@@ -222,3 +223,6 @@ def test_a_browser_shows_the_feedback_page_and_the_report(graded, tmp_path):
         dom = html.unescape(_chromium("--dump-dom", path.as_uri()).stdout)
         for text in must:
             assert text in dom, (path.name, text)
+    source = page.read_text()
+    # maths drawn as MathML, no script from the network
+    assert "<math" in source and not re.search(r"<script[^>]*src=\"https?://", source), "a script from the network"
