@@ -254,6 +254,38 @@ class GradingNotice(Preprocessor):
         return nb, resources
 
 
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)(?<!\\)\$")
+MATHJAX_CDN = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"]*">\s*</script>')
+
+
+def _mathml(latex: str, display: bool) -> str:
+    """LaTeX as MathML, which browsers draw without a script or a network; the LaTeX itself when
+    the converter does not know it."""
+    from latex2mathml.converter import convert
+
+    written = f"${'$' if display else ''}{latex}{'$' if display else ''}$"
+    try:
+        mathml = convert(latex.strip(), display="block" if display else "inline")
+    except Exception:
+        return written
+    return written if re.search(r"<m[ion]>\\", mathml) else mathml  # an unknown command: as written
+
+
+class MathWithoutNetwork(Preprocessor):
+    """The markdown cells' maths as MathML (nbconvert's MathJax comes from a CDN, so offline the
+    page showed raw LaTeX)."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and "$" in cell.source:
+                text = _DISPLAY_MATH.sub(lambda m: _mathml(m.group(1), True), cell.source)
+                cell.source = _INLINE_MATH.sub(lambda m: _mathml(m.group(1), False), text)
+        return nb, resources
+
+
 def feedback_preprocessors() -> list:
     """nbgrader's ``GenerateFeedback`` preprocessors with the hidden tests removed.
 
@@ -265,7 +297,7 @@ def feedback_preprocessors() -> list:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
-    return [GetGrades, HideHiddenTests, GradingNotice, CSSHTMLHeaderPreprocessor]
+    return [GetGrades, HideHiddenTests, GradingNotice, MathWithoutNetwork, CSSHTMLHeaderPreprocessor]
 
 
 def _feedback_config(course):
@@ -345,6 +377,11 @@ def generate_feedback(course, assignments=None, students=None) -> list:
         converter.start()
     except Exception as error:  # nbgrader raises NbGraderException after logging
         raise RuntimeError(f"nbgrader could not render some feedback: {error}") from error
+    for student, assignment in pairs:  # the maths is MathML now: no script from the network
+        for page in course.feedback_dir(student, assignment).glob("*.html"):
+            text = page.read_text(encoding="utf-8")
+            if MATHJAX_CDN.search(text):
+                page.write_text(MATHJAX_CDN.sub("", text), encoding="utf-8")
     unread = write_unreadable_pages(course, assignments, students)  # after nbgrader's: they replace stale pages
     return sorted({*unread, *(page for student, assignment in pairs
                               for page in course.feedback_dir(student, assignment).glob("*.html"))})

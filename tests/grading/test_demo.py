@@ -313,3 +313,7 @@ def test_typical_mistakes_are_diagnosed_on_the_feedback_pages(demo):
     for assignment in DEMO_ASSIGNMENTS:
         page = page_text(root / "feedback" / "perfect" / assignment / f"{assignment}.html")
         assert "known mistake" not in page
+    report = page_text(demo.report)
+    assert "The class's mistakes" in report and "Item analysis of the test cells" in report
+    assert words[BAYES]["posterior"]["explanations"]["forgotten_prior"] in report
+    assert (root / "exports" / "mistakes.csv").is_file()

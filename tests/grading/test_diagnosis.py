@@ -10,6 +10,7 @@ and the catalogue is nowhere the student's kernel can see.
 from __future__ import annotations
 
 import html
+import re
 import shutil
 from pathlib import Path
 
@@ -193,3 +194,35 @@ def test_an_unreadable_submission_gets_a_page_that_says_why_and_what_to_do(grade
     assert pages == [course.feedback_dir("unreadable", ASSIGNMENT) / f"{ASSIGNMENT}.html"]
     text = html.unescape(pages[0].read_text())
     assert "could not be read" in text and "What to do:" in text and "scored 0" in text
+
+
+def _chromium(*args, timeout=120):
+    import subprocess
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium (make browser installs it)")
+    return subprocess.run([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--host-resolver-rules=MAP * ~NOTFOUND", *args],  # no network: what ships must do
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_browser_shows_the_feedback_page_and_the_report(graded, tmp_path):
+    """Headless Chromium, offline: screenshots of a diagnosed student's page and of the report, and the
+    rendered DOM holds the diagnosis, the named test cells and the report's new sections."""
+    from grading.report import write_report
+
+    course, _ = graded
+    page = generate_feedback(course, students=["mistake"])[0]
+    report = write_report(course, tmp_path / "report.html")
+    for path, must in ((page, [f"Your answer behaves like a known mistake: {WORDS}", "gaussian_mean_var: hidden test"]),
+                       (report, ["The class's mistakes", "Item analysis of the test cells", WORDS])):
+        shot = tmp_path / f"{path.stem}.png"
+        _chromium(f"--screenshot={shot}", "--window-size=1280,3000", path.as_uri())
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000, path
+        dom = html.unescape(_chromium("--dump-dom", path.as_uri()).stdout)
+        for text in must:
+            assert text in dom, (path.name, text)
+    source = page.read_text()
+    # maths drawn as MathML, no script from the network
+    assert "<math" in source and not re.search(r"<script[^>]*src=\"https?://", source), "a script from the network"

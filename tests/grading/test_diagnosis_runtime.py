@@ -153,3 +153,15 @@ def test_arguments_after_the_call_are_compared_exactly_as_the_tests_do(tmp_path)
     for x in INPUTS:
         _call(recorder, nudges, x.copy())
     assert _ids(diagnoser.diagnose("test_mean_var_hidden")) == ["nudges_input"]
+
+
+def test_a_call_that_passes_a_students_function_is_not_replayed(tmp_path):
+    class Remote:  # what the judge's proxy of a student's function carries
+        __nbg_remote__ = True
+
+    recorder, diagnoser = _diagnoser(tmp_path)
+    for x in INPUTS:
+        _call(recorder, lambda x: (np.mean(x), np.var(x, ddof=1)), x.copy())
+    snapshot = recorder.before("mean_var", (INPUTS[0], Remote()), {})
+    recorder.after("mean_var", snapshot, (0.0, 0.0), (INPUTS[0],), {})
+    assert diagnoser.diagnose("test_mean_var_hidden") == []

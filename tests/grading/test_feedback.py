@@ -207,3 +207,19 @@ def test_grading_notes_for_the_student_leave_the_graders_load_to_the_report():
               "(3 other notebooks overlapped its run); graded again alone at the end of the run (the same "
               "happened), and that result was kept")
     assert for_the_student(reason) == "cell 12 (test_x) timed out after 30 s"
+
+
+
+def test_maths_becomes_mathml_and_unknown_latex_stays_as_written():
+    import nbformat
+
+    from grading.feedback import MathWithoutNetwork
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("Costs \\$5; the mean $\\mu_c$ and $$\\frac{1}{N}\\sum_i x_i$$ and $\\notacommand{x}$"),
+    ])
+    MathWithoutNetwork().preprocess(nb, {})
+    text = nb.cells[0].source
+    assert text.startswith("Costs \\$5; the mean <math") and text.count("<math") == 2
+    assert 'display="block"' in text and "<mfrac>" in text
+    assert "$\\notacommand{x}$" in text

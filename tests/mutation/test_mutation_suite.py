@@ -150,7 +150,7 @@ CASES = load_cases()
 def test_every_graded_function_of_every_notebook_has_cases():
     for path in sorted((COURSE / "source").glob("*/*.ipynb")):
         assignment = path.parent.name
-        assert assignment in CASES, f"no tests/mutation/cases/{assignment}.py"
+        assert assignment in CASES, f"no course/mistakes/{assignment}.py"
         graded = set(solution_cells(nbformat.read(path, as_version=4)))
         assert graded == set(CASES[assignment]), (assignment, graded ^ set(CASES[assignment]))
         for function, case in CASES[assignment].items():
@@ -265,7 +265,7 @@ def test_diagnosis_names_every_mutant_and_no_correct_variant(graded):
           f"{len(sizes) / max(sum(sizes), 1):.3f}), {len(figures['missed'])} not diagnosed, "
           f"{len(figures['wrong'])} diagnosed as something else; correct variants diagnosed: "
           f"{len(figures['correct_diagnosed'])}; diagnoses on passed cells: {len(figures['on_passed_cells'])}")
-    for kind in ("missed", "wrong"):
+    for kind in ("within_set", "missed", "wrong"):
         for item in figures[kind]:
             print(f"  {kind}: {item}")
     assert not figures["correct_diagnosed"], figures["correct_diagnosed"]
