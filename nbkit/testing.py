@@ -12,7 +12,7 @@ Examples
 >>> check_array([0.3, 0.7], [0.25, 0.75], name="posterior")
 Traceback (most recent call last):
     ...
-AssertionError: posterior[0]: expected 0.25, got 0.3 (2 of 2 entries differ; rtol=1e-07, atol=1e-09).
+AssertionError: posterior, entry [0]: expected 0.25, got 0.3 (2 of 2 entries differ; rtol=1e-07, atol=1e-09).
 """
 
 import builtins
@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import numpy.testing
 
-__all__ = ["check_array", "assert_own_implementation", "quiet"]
+__all__ = ["check_array", "check_type", "assert_own_implementation", "hidden_rng", "quiet"]
 
 # Pristine references, captured at import. The comparison below only uses these.
 _asarray = np.asarray
@@ -67,7 +67,7 @@ def _check_untampered():
 
 
 def _format_index(index):
-    return "[" + ", ".join(_str(int(i)) for i in index) + "]" if _len(index) else ""
+    return ", entry [" + ", ".join(_str(int(i)) for i in index) + "]" if _len(index) else ""
 
 
 def _kind(value):
@@ -141,6 +141,83 @@ def check_array(result, expected, *, name, rtol=1e-7, atol=1e-9):
             f"{float(got[index])!r} ({n_bad} of {want.size} entries differ; "
             f"rtol={rtol}, atol={atol})."
         )
+
+
+_KINDS = {"float": "f", "int": "iu", "bool": "b", "number": "fiub"}
+_SPARSE_FORMATS = ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
+
+
+def check_type(result, *, name, container="ndarray", kind=None, sparse_format=None):
+    """Assert that ``result`` has the type the task prescribes, before its values are compared.
+
+    Parameters
+    ----------
+    result : object
+        The student's result.
+    name : str
+        What is checked, as the student knows it.
+    container : {"ndarray", "list", "sparse", "number", None}
+        ``"ndarray"``: a NumPy array (not a list, not a matrix); ``"list"``: a Python list;
+        ``"sparse"``: a SciPy sparse matrix or array; ``"number"``: a Python or NumPy scalar;
+        None: not checked.
+    kind : {"float", "int", "bool", "number", None}
+        The dtype's kind (``"int"`` accepts signed and unsigned integers).
+    sparse_format : str, optional
+        With ``container="sparse"``: the format required, e.g. ``"csr"``.
+
+    Raises
+    ------
+    AssertionError
+        Saying what was expected and what was got.
+    """
+    _check_untampered()
+    got = type(result).__name__
+    if result is None:
+        raise AssertionError(f"{name}: your function returned None; did you forget the return statement?")
+    if container == "ndarray" and not (_isinstance(result, np.ndarray) and type(result) is not np.matrix):
+        raise AssertionError(f"{name}: return a NumPy array (np.ndarray), got {got}.")
+    if container == "list" and not _isinstance(result, list):
+        raise AssertionError(f"{name}: return a Python list, got {got}.")
+    if container == "number" and not _isinstance(result, (int, float, np.number)):
+        raise AssertionError(f"{name}: return a single number, got {got}.")
+    if container == "sparse":
+        import scipy.sparse
+
+        if not scipy.sparse.issparse(result):
+            raise AssertionError(f"{name}: return a SciPy sparse matrix, got {got}.")
+        if sparse_format is not None and _getattr(result, "format", None) != sparse_format:
+            raise AssertionError(f"{name}: return a sparse matrix in {sparse_format.upper()} format "
+                                 f"(scipy.sparse.{sparse_format}_matrix), got {_getattr(result, 'format', got)}.")
+    if kind is not None:
+        dtype = _getattr(result, "dtype", None)
+        if dtype is None:
+            dtype = _asarray(result).dtype
+        if dtype.kind not in _KINDS[kind]:
+            raise AssertionError(f"{name}: expected {kind} values, got dtype {dtype}.")
+
+
+# The seed of the hidden tests' random inputs for one grading run. The grader's judge sets
+# it (from a secret of the instructor's, the student and the submission) so that inputs seen
+# in one run's feedback cannot be replayed in the next; unset, the tests use their own seeds.
+_GRADING_SEED = None
+
+
+def set_grading_seed(seed) -> None:
+    """Called by the grader's judge before a notebook's tests run; None restores the default."""
+    global _GRADING_SEED
+    _GRADING_SEED = None if seed is None else int(seed)
+
+
+def hidden_rng(seed):
+    """A NumPy random generator for a hidden test's inputs.
+
+    Outside grading (the instructor's own run, CI) it is ``np.random.default_rng(seed)``; in the
+    grader's judge the seed is mixed with the run's grading seed, so each student's submission
+    gets its own inputs, reproducible on a regrade of the same submission.
+    """
+    if _GRADING_SEED is None:
+        return np.random.default_rng(seed)
+    return np.random.default_rng([int(seed), _GRADING_SEED])
 
 
 _FORBIDDEN_PREFIXES = ("nbcore", "sklearn.naive_bayes")

@@ -29,17 +29,17 @@ def test_check_array_reports_shape():
 def test_check_array_reports_first_mismatch_with_both_values():
     with pytest.raises(
         AssertionError,
-        match=r"jll\[1, 0\]: expected 2\.0, got 2\.5 \(2 of 4 entries differ; rtol=1e-07",
+        match=r"jll, entry \[1, 0\]: expected 2\.0, got 2\.5 \(2 of 4 entries differ; rtol=1e-07",
     ):
         check_array([[1, 1], [2.5, 9]], [[1, 1], [2, 3]], name="jll")
 
 
 def test_check_array_reports_infinity_pattern():
-    with pytest.raises(AssertionError, match=r"log_prob\[1\]: expected -inf .*got -23\.0"):
+    with pytest.raises(AssertionError, match=r"log_prob, entry \[1\]: expected -inf .*got -23\.0"):
         check_array([0.0, -23.0], [0.0, -np.inf], name="log_prob")
     with pytest.raises(AssertionError, match=r"expected -inf \(-inf\), got inf \(inf\)"):
         check_array([np.inf], [-np.inf], name="x")
-    with pytest.raises(AssertionError, match=r"p\[0\]: expected 0\.5 .*got nan"):
+    with pytest.raises(AssertionError, match=r"p, entry \[0\]: expected 0\.5 .*got nan"):
         check_array([np.nan], [0.5], name="p")
 
 
@@ -182,3 +182,38 @@ def test_quiet_restores_the_settings():
     with pytest.warns(RuntimeWarning):
         np.log(np.array([0.0]))
     assert "nbkit.testing" in sys.modules
+
+
+def test_check_type_names_what_the_task_prescribes():
+    import scipy.sparse
+
+    from nbkit.testing import check_type
+
+    check_type(np.zeros(3), name="x", kind="float")
+    check_type(np.arange(3), name="x", kind="int")
+    check_type([1, 2], name="x", container="list")
+    check_type(scipy.sparse.csr_matrix(np.eye(2)), name="x", container="sparse", sparse_format="csr")
+    with pytest.raises(AssertionError, match="return a NumPy array"):
+        check_type([0.0, 1.0], name="x")
+    with pytest.raises(AssertionError, match="expected int values, got dtype float64"):
+        check_type(np.zeros(3), name="counts", kind="int")
+    with pytest.raises(AssertionError, match="CSR format"):
+        check_type(scipy.sparse.coo_matrix(np.eye(2)), name="X", container="sparse", sparse_format="csr")
+    with pytest.raises(AssertionError, match="returned None"):
+        check_type(None, name="x")
+
+
+def test_hidden_rng_is_the_plain_seed_outside_grading_and_mixed_inside():
+    from nbkit import testing
+
+    plain = np.random.default_rng(7).random(3)
+    assert np.array_equal(testing.hidden_rng(7).random(3), plain)
+    try:
+        testing.set_grading_seed(123456789)
+        graded = testing.hidden_rng(7).random(3)
+        assert not np.array_equal(graded, plain)
+        assert np.array_equal(testing.hidden_rng(7).random(3), graded)  # reproducible for one seed
+        testing.set_grading_seed(987654321)
+        assert not np.array_equal(testing.hidden_rng(7).random(3), graded)
+    finally:
+        testing.set_grading_seed(None)
