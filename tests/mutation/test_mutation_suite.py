@@ -41,9 +41,15 @@ MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 def load_cases() -> dict:
-    """assignment -> CASES, for every case file present."""
+    """assignment -> CASES, for every case file present (or those named, comma-separated, in
+    ``NBG_MUTATION_ONLY``: a quicker run while working on some notebooks; CI runs them all)."""
+    import os
+
+    only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
     found = {}
     for path in sorted(CASES_DIR.glob("[0-9]*.py")):
+        if only and path.stem not in only:
+            continue
         spec = importlib.util.spec_from_file_location(f"mutation_cases_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -225,6 +231,31 @@ def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, func
             lost = {c: cells[c] for c in own if cells[c][0] < cells[c][1]}
             assert not lost, (f"{assignment}.{function} is correct in {student} but loses {lost} "
                               f"(mutants there: {what})")
+
+
+@pytest.mark.parametrize("assignment, function", _cases_params())
+def test_a_mutant_that_misses_an_edge_case_keeps_the_core_points(graded, assignment, function):
+    """Partial credit: a case's ``keeps`` maps a mutant to the test cells it must still pass in
+    full (its function's core computation is right; only an edge case or an input kind is
+    missed), so one missed secondary check never costs the whole function."""
+    plans, scores, _, _ = graded
+    keeps = CASES[assignment][function].get("keeps", {})
+    assert set(keeps) <= set(CASES[assignment][function]["mutants"]), f"{function}: keeps names unknown mutants"
+    for student, (_, what) in plans[assignment].items():
+        if student.startswith("mutant-") and what.get(function) in keeps:
+            cells = scores[(student, assignment)]
+            for cell in keeps[what[function]]:
+                assert cells[cell][0] == cells[cell][1] > 0, (
+                    f"{assignment}.{function}: mutant {what[function]!r} should keep the points of {cell}, "
+                    f"got {cells[cell]}")
+
+
+def test_every_function_with_several_hidden_cells_has_a_mutant_that_keeps_points():
+    for assignment, cases in CASES.items():
+        for function, case in cases.items():
+            hidden = [cell for cell in case["tests"] if not cell.endswith("_visible")]
+            if len(hidden) > 1:
+                assert case.get("keeps"), f"{assignment}.{function}: no mutant shows partial credit (keeps)"
 
 
 def diagnosis_figures(plans, scores, diagnoses) -> dict:
