@@ -107,7 +107,7 @@ def test_a_catalogued_mistake_is_named_in_the_failed_cell(graded):
     course, _ = graded
     diagnosed = {c.metadata["nbgrader"]["grade_id"]: c for c in _cells(course, "mistake")
                  if c.metadata.get("nbg_diagnosis")}
-    assert "test_gaussian_mean_var_hidden" in diagnosed, sorted(diagnosed)
+    assert "test_gaussian_mean_var_core" in diagnosed, sorted(diagnosed)
     for cell in diagnosed.values():
         assert cell.metadata["nbg_diagnosis"] == [f"gaussian_mean_var/{MISTAKE}"]
         error = next(o for o in cell.outputs if o.output_type == "error")

@@ -267,8 +267,10 @@ def diagnosis_figures(plans, scores, diagnoses) -> dict:
         for student, (_, what) in students.items():
             found = diagnoses[(student, assignment)]
             cells = scores[(student, assignment)]
+            # A cell worth 0 points (a visible test) passes or fails without a score: only scored
+            # cells can be told passed here.
             figures["on_passed_cells"] += [(assignment, student, cell) for cell in found
-                                           if cell in cells and cells[cell][0] == cells[cell][1]]
+                                           if cell in cells and cells[cell][0] == cells[cell][1] > 0]
             if student.startswith("correct-"):
                 figures["correct_diagnosed"] += [(assignment, student, found)] if found else []
                 continue
