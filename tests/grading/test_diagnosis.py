@@ -141,7 +141,8 @@ def test_the_feedback_page_shows_the_words(graded):
     assert f"Your answer behaves like a known mistake: {WORDS}" in text
     # each test cell named by what it tests, in the contents and in its heading
     assert '">gaussian_mean_var: hidden test</a>' in text and '">gaussian_mean_var: visible test</a>' in text
-    assert ">Test cell<" not in text and text.count("gaussian_mean_var: hidden test") == 2
+    # three hidden cells (core, edges, inputs), each named in the contents and in its heading
+    assert ">Test cell<" not in text and text.count("gaussian_mean_var: hidden test") == 6
 
 
 def test_the_report_counts_the_class_mistakes_and_writes_them_as_csv(graded, tmp_path):
