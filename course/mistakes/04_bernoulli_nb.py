@@ -6,7 +6,8 @@ _BV_HEAD = "def binary_vectors(docs, vocabulary):\n"
 _FLP_HEAD = "def bernoulli_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):\n"
 _JLL_HEAD = "def bernoulli_jll(X, class_log_prior, feature_log_prob):\n"
 
-_FLP_BODY = '''    y = np.asarray(y)
+_FLP_BODY = '''    X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y)
     weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     docs_with_word = np.vstack([np.asarray(weights[y == c] @ X[y == c], dtype=float).ravel() for c in classes])
     docs_in_class = np.array([[weights[y == c].sum()] for c in classes])
@@ -22,7 +23,11 @@ _JLL_BODY = '''    log_p = np.asarray(feature_log_prob, dtype=float)
 
 CASES = {
     "binary_vectors": {
-        "tests": ["test_binary_vectors_visible", "test_binary_vectors_hidden"],
+        "tests": ["test_binary_vectors_visible", "test_binary_vectors_core", "test_binary_vectors_edges",
+                  "test_binary_vectors_inputs"],
+        "keeps": {"substring_match": ["test_binary_vectors_core"],
+                  "returns_dense_array": ["test_binary_vectors_core", "test_binary_vectors_edges"],
+                  "retokenises_token_lists": ["test_binary_vectors_core", "test_binary_vectors_edges"]},
         "correct": {
             "coo_from_sets": _BV_HEAD + '''    rows, cols = [], []
     for row, doc in enumerate(docs):
@@ -45,6 +50,15 @@ CASES = {
         columns = [vocabulary[t] for t in tokens if t in vocabulary]
         X[i, columns] = 1.0
     return sp.csr_matrix(X)
+''',
+            # CSR is prescribed, csr_array as well as csr_matrix, in any numeric dtype
+            "csr_array_of_integers": _BV_HEAD + '''    indptr, indices = [0], []
+    for doc in docs:
+        tokens = tokenize(doc) if isinstance(doc, str) else doc
+        indices.extend(sorted({vocabulary[t] for t in tokens if t in vocabulary}))
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.int64)
+    return sp.csr_array((data, indices, indptr), shape=(len(docs), len(vocabulary)))
 ''',
         },
         "mutants": {
@@ -91,13 +105,54 @@ CASES = {
                 X[i, vocabulary[t]] = 1.0
     return sp.csr_matrix(X)
 ''',
-            # No input-overwriting mutant here: docs (a list) and vocabulary (a dict) are not
-            # copied back from the student's kernel by the judge (JUDGE.md rule 3), so such a
-            # mutant can only be caught in the student's own session, not at grading time.
+            "substring_match": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        text = doc.lower() if isinstance(doc, str) else list(doc)
+        for word, j in vocabulary.items():
+            if word in text:  # in a string: any substring, "free" in "freedom"
+                X[i, j] = 1.0
+    return sp.csr_matrix(X)
+''',
+            "split_on_whitespace": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in (doc.lower().split() if isinstance(doc, str) else doc):
+            if t in vocabulary:
+                X[i, vocabulary[t]] = 1.0
+    return sp.csr_matrix(X)
+''',
+            "retokenises_token_lists": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in tokenize(doc if isinstance(doc, str) else " ".join(doc)):
+            if t in vocabulary:
+                X[i, vocabulary[t]] = 1.0
+    return sp.csr_matrix(X)
+''',
+            "returns_dense_array": _BV_HEAD + '''    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in (tokenize(doc) if isinstance(doc, str) else doc):
+            if t in vocabulary:
+                X[i, vocabulary[t]] = 1.0
+    return X
+''',
+            "returns_csc": _BV_HEAD + '''    X = sp.lil_matrix((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for t in (tokenize(doc) if isinstance(doc, str) else doc):
+            if t in vocabulary:
+                X[i, vocabulary[t]] = 1
+    return X.tocsc()
+''',
         },
     },
     "bernoulli_feature_log_prob": {
-        "tests": ["test_bernoulli_feature_log_prob_visible", "test_bernoulli_feature_log_prob_hidden"],
+        "tests": ["test_bernoulli_feature_log_prob_visible", "test_bernoulli_feature_log_prob_core",
+                  "test_bernoulli_feature_log_prob_edges", "test_bernoulli_feature_log_prob_inputs"],
+        "keeps": {"absent_class_dropped": ["test_bernoulli_feature_log_prob_core"],
+                  "alpha0_floor": ["test_bernoulli_feature_log_prob_core", "test_bernoulli_feature_log_prob_inputs"],
+                  "labels_as_row_indices": ["test_bernoulli_feature_log_prob_core",
+                                            "test_bernoulli_feature_log_prob_edges"],
+                  "dense_only": ["test_bernoulli_feature_log_prob_core", "test_bernoulli_feature_log_prob_edges"],
+                  "returns_list_of_rows": ["test_bernoulli_feature_log_prob_core",
+                                           "test_bernoulli_feature_log_prob_edges"]},
         "correct": {
             "matrix_products": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
             "one_hot_dense": _FLP_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
@@ -136,6 +191,28 @@ CASES = {
             "dense_only": _FLP_HEAD + "    X = np.asarray(X, dtype=float)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
             "absent_class_dropped": _FLP_HEAD + "    classes = [c for c in classes if np.any(np.asarray(y) == c)]\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
             "alpha0_floor": _FLP_HEAD + "    alpha = max(alpha, 1e-10)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "list_X_not_converted": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha").replace(
+                "    X = X if sp.issparse(X) else np.asarray(X, dtype=float)\n", ""),
+            "labels_as_row_indices": _FLP_HEAD + '''    X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    Y = np.zeros((X.shape[0], len(classes)))
+    Y[np.arange(X.shape[0]), y.astype(int)] = w  # the label used as the row number
+    n_cj = np.asarray((sp.csr_matrix(Y.T) @ X).todense()) if sp.issparse(X) else Y.T @ X
+    n_c = Y.sum(axis=0)[:, None]
+    with np.errstate(divide="ignore"):
+        return np.log(n_cj + alpha) - np.log(n_c + 2 * alpha)
+''',
+            "returns_list_of_rows": _FLP_HEAD + '''    X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    rows = []
+    for c in classes:
+        n_cj = np.asarray(w[y == c] @ X[y == c], dtype=float).ravel()
+        with np.errstate(divide="ignore"):
+            rows.append(np.log(n_cj + alpha) - np.log(w[y == c].sum() + 2 * alpha))
+    return rows
+''',
             "overwrites_input_X": _FLP_HEAD + '''    if sample_weight is not None and not sp.issparse(X):
         X *= np.asarray(sample_weight, dtype=float)[:, None]  # the caller's X now holds weighted rows
     y = np.asarray(y)
@@ -149,7 +226,11 @@ CASES = {
         },
     },
     "bernoulli_jll": {
-        "tests": ["test_bernoulli_jll_visible", "test_bernoulli_jll_hidden"],
+        "tests": ["test_bernoulli_jll_visible", "test_bernoulli_jll_core", "test_bernoulli_jll_edges",
+                  "test_bernoulli_jll_inputs"],
+        "keeps": {"probability_space_underflow": ["test_bernoulli_jll_core", "test_bernoulli_jll_inputs"],
+                  "dense_only": ["test_bernoulli_jll_core", "test_bernoulli_jll_edges"],
+                  "returns_list_of_rows": ["test_bernoulli_jll_core", "test_bernoulli_jll_edges"]},
         "correct": {
             "sparse_matrix_product": _JLL_HEAD + _JLL_BODY,
             "dense_two_terms": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
@@ -180,6 +261,19 @@ CASES = {
             "output_transposed": _JLL_HEAD + _JLL_BODY.replace("+ all_absent\n", "+ all_absent\n").replace(
                 "return np.asarray(X @ (log_p - log_not_p).T, dtype=float) + all_absent", "return (np.asarray(X @ (log_p - log_not_p).T, dtype=float) + all_absent).T"),
             "dense_only": _JLL_HEAD + "    X = np.asarray(X, dtype=float)\n" + _JLL_BODY,
+            "list_X_not_converted": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else X
+    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_q = np.log1p(-np.exp(log_p))
+    out = np.zeros((X.shape[0], log_p.shape[0]))
+    for c in range(log_p.shape[0]):
+        out[:, c] = class_log_prior[c] + X @ log_p[c] + (1 - X) @ log_q[c]
+    return out
+''',
+            "returns_list_of_rows": _JLL_HEAD + '''    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    log_p = np.asarray(feature_log_prob, dtype=float)
+    log_q = np.log1p(-np.exp(log_p))
+    return [[class_log_prior[c] + x @ log_p[c] + (1 - x) @ log_q[c] for c in range(len(log_p))] for x in X]
+''',
             "overwrites_input_feature_log_prob": _JLL_HEAD + '''    log_p = np.asarray(feature_log_prob, dtype=float)
     log_not_p = np.log1p(-np.exp(log_p))
     all_absent = np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
@@ -212,6 +306,17 @@ EXPLANATIONS = {
                                          "in the vocabulary (Section 1).",
         "token_lists_not_accepted": "Your function accepts strings only; a document given as a list of "
                                     "tokens must work too (Section 1).",
+        "substring_match": "Your function looks for each vocabulary word anywhere in the text, so \"free\" is "
+                           "found inside \"freedom\"; a word occurs only as a whole token (Exercise 1.1, tokenize).",
+        "split_on_whitespace": "Your function splits the text at spaces only, so capitals and punctuation stay "
+                               "attached (\"FREE!!!\" is not \"free\"); the exercise's tokenize handles them "
+                               "(Section 1).",
+        "retokenises_token_lists": "Your function joins a token list and tokenises it again, which changes tokens "
+                                   "such as \"e-mail\"; token lists are used as given (Exercise 1.1).",
+        "returns_dense_array": "Your function returns a dense NumPy array; the exercise asks for a sparse matrix "
+                               "in CSR format (Exercise 1.1).",
+        "returns_csc": "Your function returns a sparse matrix in CSC format; the exercise asks for CSR "
+                       "(Exercise 1.1).",
     },
     "bernoulli_feature_log_prob": {
         "denominator_plus_alpha": "Your denominator adds alpha once; with two outcomes, present or absent, "
@@ -231,6 +336,13 @@ EXPLANATIONS = {
                                 "the classes argument (Section 2).",
         "alpha0_floor": "With alpha = 0 your function still smooths a little; alpha = 0 gives the plain "
                         "relative frequencies (Section 2).",
+        "list_X_not_converted": "Your function fails when X is given as nested lists; X may be any array-like, "
+                                "so turn it into an array first (Exercise 2.1).",
+        "labels_as_row_indices": "Your function uses each label as a row number, which only works for labels "
+                                 "0, 1, ... in the order of classes; labels may be strings or any integers, and "
+                                 "the rows follow classes (Exercise 2.1).",
+        "returns_list_of_rows": "Your function returns a Python list of rows; the exercise asks for a NumPy "
+                                "array (Exercise 2.1).",
         "overwrites_input_X": _INPUT,
     },
     "bernoulli_jll": {
@@ -241,6 +353,10 @@ EXPLANATIONS = {
                                        "underflows with many words (Section 3).",
         "output_transposed": "Your result is classes by documents; it must be one row per document (Section 3).",
         "dense_only": _DENSE.replace("SECTION", "Section 3"),
+        "list_X_not_converted": "Your function fails when X is given as nested lists; X may be any array-like, "
+                                "so turn it into an array first (Exercise 3.1).",
+        "returns_list_of_rows": "Your function returns a Python list of rows; the exercise asks for a NumPy "
+                                "array (Exercise 3.1).",
         "overwrites_input_feature_log_prob": _INPUT,
     },
 }

@@ -52,7 +52,13 @@ _JLL_VEC = '''    X = np.asarray(X, dtype=float)
 
 CASES = {
     "gaussian_mean_var": {
-        "tests": ["test_gaussian_mean_var_visible", "test_gaussian_mean_var_hidden"],
+        "tests": ["test_gaussian_mean_var_visible", "test_gaussian_mean_var_core", "test_gaussian_mean_var_edges",
+                  "test_gaussian_mean_var_inputs"],
+        "keeps": {"absent_class_dropped": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
+                  "small_class_variance_not_nan": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
+                  "weights_by_repeating_rows": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
+                  "labels_as_row_indices": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_edges"],
+                  "returns_lists_of_rows": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_edges"]},
         "correct": {
             "loops": _mv(),
             "one_hot_matrix": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
@@ -107,6 +113,46 @@ CASES = {
 ''',
             "ddof_with_sample_count": _MV_HEAD + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var").replace(
                 "/ (n_c - ddof)", "* len(w_c) / n_c / (len(w_c) - ddof)"),
+            "small_class_variance_not_nan": _MV_HEAD + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var").replace(
+                "        if n_c - ddof > 0:\n            var[row]", "        if True:  # N_c - ddof <= 0 divides anyway\n            var[row]"),
+            "list_X_not_converted": _MV_HEAD + '''    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    theta = np.full((len(classes), len(X[0])), np.nan)
+    var = np.full((len(classes), len(X[0])), np.nan)
+    for row, c in enumerate(classes):
+        X_c, w_c = X[y == c], weights[y == c]
+        n_c = w_c.sum()
+        if n_c <= 0:
+            continue
+        theta[row] = w_c @ X_c / n_c
+        if n_c - ddof > 0:
+            var[row] = w_c @ (X_c - theta[row]) ** 2 / (n_c - ddof)
+    return theta, var
+''',
+            "labels_as_row_indices": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    W = np.zeros((len(classes), len(y)))
+    W[y.astype(int), np.arange(len(y))] = w  # the label used as the row number
+    n = W.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(n > 0, W @ X / n, np.nan)
+        m2 = np.array([w_c @ (X - theta[k]) ** 2 for k, w_c in enumerate(W)])
+        var = np.where(n - ddof > 0, m2 / (n - ddof), np.nan)
+    return theta, var
+''',
+            "returns_lists_of_rows": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    theta, var = [], []
+    for c in classes:
+        X_c, w_c = X[y == c], weights[y == c]
+        n_c = w_c.sum()
+        mean = w_c @ X_c / n_c if n_c > 0 else np.full(X.shape[1], np.nan)
+        theta.append(mean)
+        var.append(w_c @ (X_c - mean) ** 2 / (n_c - ddof) if n_c - ddof > 0 else np.full(X.shape[1], np.nan))
+    return theta, var
+''',
             "overwrites_input_X": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -126,7 +172,11 @@ CASES = {
         },
     },
     "gaussian_jll": {
-        "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_hidden"],
+        "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_core", "test_gaussian_jll_edges",
+                  "test_gaussian_jll_inputs"],
+        "keeps": {"product_of_densities_underflows": ["test_gaussian_jll_core", "test_gaussian_jll_inputs"],
+                  "list_theta_not_converted": ["test_gaussian_jll_core", "test_gaussian_jll_edges"],
+                  "returns_list_of_rows": ["test_gaussian_jll_core", "test_gaussian_jll_edges"]},
         "correct": {
             "broadcast": _JLL_HEAD + _JLL_VEC,
             "loop_over_classes": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
@@ -155,6 +205,21 @@ CASES = {
     with np.errstate(divide="ignore"):
         return np.log(density) + np.asarray(class_log_prior, dtype=float)
 ''',
+            "list_theta_not_converted": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
+    jll = np.empty((X.shape[0], theta.shape[0]))
+    for c in range(theta.shape[0]):
+        jll[:, c] = class_log_prior[c] - 0.5 * (np.log(2 * np.pi * var[c]).sum() + ((X - theta[c]) ** 2 / var[c]).sum(axis=1))
+    return jll
+''',
+            "returns_list_of_rows": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
+    theta = np.asarray(theta, dtype=float)
+    var = np.asarray(var, dtype=float)
+    rows = []
+    for x in X:
+        rows.append([class_log_prior[c] - 0.5 * np.sum(np.log(2 * np.pi * var[c]) + (x - theta[c]) ** 2 / var[c])
+                     for c in range(len(theta))])
+    return rows
+''',
             "overwrites_input_X": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
     jll = np.empty((X.shape[0], len(theta)))
     for c in range(len(theta)):
@@ -166,7 +231,13 @@ CASES = {
         },
     },
     "pooled_variance": {
-        "tests": ["test_pooled_variance_visible", "test_pooled_variance_hidden"],
+        "tests": ["test_pooled_variance_visible", "test_pooled_variance_core", "test_pooled_variance_edges",
+                  "test_pooled_variance_inputs"],
+        "keeps": {"other_classes_not_left_out": ["test_pooled_variance_core", "test_pooled_variance_inputs"],
+                  "means_by_searchsorted_on_unsorted_classes": ["test_pooled_variance_core",
+                                                                "test_pooled_variance_edges"],
+                  "list_X_not_converted": ["test_pooled_variance_core", "test_pooled_variance_edges"],
+                  "returns_list_per_feature": ["test_pooled_variance_core", "test_pooled_variance_edges"]},
         "correct": {
             "loop": _pv(),
             "size_weighted_class_variances": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
@@ -201,6 +272,20 @@ CASES = {
 ''',
             "overall_mean_total_variance": _pv(centre="X[np.isin(y, list(classes))].mean(axis=0)"),
             "divides_by_n_minus_n_classes": _pv(result="total / (n - len(classes))"),
+            "other_classes_not_left_out": _pv(result="total / len(y)"),
+            "list_X_not_converted": _PV_HEAD + '''    y = np.asarray(y)
+    total, n = 0.0, 0
+    for c in classes:
+        X_c = X[y == c]
+        total = total + ((X_c - X_c.mean(axis=0)) ** 2).sum(axis=0)
+        n += len(X_c)
+    return total / n
+''',
+            "returns_list_per_feature": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    n = sum(int(np.sum(y == c)) for c in classes)
+    return [sum(((X[y == c, j] - X[y == c, j].mean()) ** 2).sum() for c in classes) / n for j in range(X.shape[1])]
+''',
             "divides_by_n_minus_1": _pv(result="total / (n - 1)"),
             "standard_deviation": _pv(result="np.sqrt(total / n)"),
             "means_by_searchsorted_on_unsorted_classes": _PV_HEAD + '''    X = np.asarray(X, dtype=float)
@@ -241,6 +326,16 @@ EXPLANATIONS = {
                                      "works for whole-number weights (Section 2).",
         "ddof_with_sample_count": "With weights, your n - ddof uses the number of rows instead of the total "
                                   "weight (Section 2).",
+        "small_class_variance_not_nan": "For a class whose N_c - ddof is 0 or less (its weights sum to 1 or less "
+                                        "with ddof=1) your function still divides, which gives a meaningless "
+                                        "variance; the exercise asks for nan there (Exercise 2.1).",
+        "list_X_not_converted": "Your function fails when X is given as nested lists; X may be any array-like, "
+                                "so turn it into an array first (Exercise 2.1).",
+        "labels_as_row_indices": "Your function uses each label as a row number, which only works for labels "
+                                 "0, 1, ... in the order of classes; labels may be strings or any integers, and "
+                                 "the rows follow classes (Exercise 2.1).",
+        "returns_lists_of_rows": "Your function returns Python lists of rows; the exercise asks for NumPy "
+                                 "arrays (Exercise 2.1).",
         "overwrites_input_X": _INPUT,
     },
     "gaussian_jll": {
@@ -250,6 +345,10 @@ EXPLANATIONS = {
         "missing_factor_half": "Your score misses a factor 1/2 of the Gaussian log-density (Section 3).",
         "std_used_as_variance": "Your score treats the variances as standard deviations (Section 3).",
         "output_transposed": "Your result is classes by samples; it must be one row per sample (Section 3).",
+        "list_theta_not_converted": "Your function fails when theta or var are given as lists; every argument "
+                                    "may be an array-like, so turn them into arrays first (Exercise 3.1).",
+        "returns_list_of_rows": "Your function returns a Python list of rows; the exercise asks for a NumPy "
+                                "array (Exercise 3.1).",
         "product_of_densities_underflows": "Your function multiplies densities instead of adding logs, "
                                            "which underflows with many features (Section 3).",
         "overwrites_input_X": _INPUT,
@@ -264,6 +363,13 @@ EXPLANATIONS = {
                                         "exercise's estimate divides by N (Section 6).",
         "divides_by_n_minus_1": "Your pooled variance divides by N - 1; the exercise's estimate divides by "
                                 "N (Section 6).",
+        "other_classes_not_left_out": "Your function divides by the number of all samples, including those of "
+                                      "classes not in `classes`; only the samples of the given classes count "
+                                      "(Exercise 6.1).",
+        "list_X_not_converted": "Your function fails when X is given as nested lists; X may be any array-like, "
+                                "so turn it into an array first (Exercise 6.1).",
+        "returns_list_per_feature": "Your function returns a Python list; the exercise asks for a NumPy array "
+                                    "(Exercise 6.1).",
         "standard_deviation": "Your function returns standard deviations, not variances (Section 6).",
         "means_by_searchsorted_on_unsorted_classes": "Your class lookup assumes the classes are sorted; "
                                                      "they are given in any order (Section 6).",

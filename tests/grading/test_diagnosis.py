@@ -107,7 +107,7 @@ def test_a_catalogued_mistake_is_named_in_the_failed_cell(graded):
     course, _ = graded
     diagnosed = {c.metadata["nbgrader"]["grade_id"]: c for c in _cells(course, "mistake")
                  if c.metadata.get("nbg_diagnosis")}
-    assert "test_gaussian_mean_var_hidden" in diagnosed, sorted(diagnosed)
+    assert "test_gaussian_mean_var_core" in diagnosed, sorted(diagnosed)
     for cell in diagnosed.values():
         assert cell.metadata["nbg_diagnosis"] == [f"gaussian_mean_var/{MISTAKE}"]
         error = next(o for o in cell.outputs if o.output_type == "error")
@@ -141,7 +141,8 @@ def test_the_feedback_page_shows_the_words(graded):
     assert f"Your answer behaves like a known mistake: {WORDS}" in text
     # each test cell named by what it tests, in the contents and in its heading
     assert '">gaussian_mean_var: hidden test</a>' in text and '">gaussian_mean_var: visible test</a>' in text
-    assert ">Test cell<" not in text and text.count("gaussian_mean_var: hidden test") == 2
+    # three hidden cells (core, edges, inputs), each named in the contents and in its heading
+    assert ">Test cell<" not in text and text.count("gaussian_mean_var: hidden test") == 6
 
 
 def test_the_report_counts_the_class_mistakes_and_writes_them_as_csv(graded, tmp_path):
