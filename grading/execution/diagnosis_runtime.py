@@ -110,6 +110,13 @@ def _outcomes_agree(a, b) -> bool:
     return _agree(a[0], b[0]) and _agree(a[1], b[1], exact=True)
 
 
+def _scalar(value) -> bool:
+    """A number, or a NumPy array of no dimension (both are 'a number' to the tests)."""
+    import numpy as np
+
+    return isinstance(value, (int, float, complex, np.number)) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
 def _agree(a, b, exact=False) -> bool:
     import numpy as np
 
@@ -121,6 +128,13 @@ def _agree(a, b, exact=False) -> bool:
     try:
         if _is_raised(a) or _is_raised(b):
             return _is_raised(a) and _is_raised(b) and a[1] == b[1]
+        # The type is part of the answer (a list where an array is prescribed, CSC where CSR is):
+        # a result of another kind agrees with nothing of this kind, whatever its values.
+        if isinstance(a, np.ndarray) != isinstance(b, np.ndarray) and not (_scalar(a) and _scalar(b)):
+            return False
+        sparse_a, sparse_b = hasattr(a, "toarray") and hasattr(a, "format"), hasattr(b, "toarray") and hasattr(b, "format")
+        if sparse_a or sparse_b:
+            return sparse_a and sparse_b and a.format == b.format and _agree(a.toarray(), b.toarray(), exact)
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             a, b = np.asarray(a), np.asarray(b)
             if a.shape != b.shape:
@@ -135,8 +149,6 @@ def _agree(a, b, exact=False) -> bool:
         if isinstance(a, (int, float, complex, np.number)) and isinstance(b, (int, float, complex, np.number)) \
                 and not isinstance(a, bool) and not isinstance(b, bool):
             return close(np.asarray(a), np.asarray(b))
-        if hasattr(a, "toarray") and hasattr(b, "toarray"):  # sparse matrices
-            return _agree(a.toarray(), b.toarray(), exact)
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False

@@ -165,3 +165,19 @@ def test_a_call_that_passes_a_students_function_is_not_replayed(tmp_path):
     snapshot = recorder.before("mean_var", (INPUTS[0], Remote()), {})
     recorder.after("mean_var", snapshot, (0.0, 0.0), (INPUTS[0],), {})
     assert diagnoser.diagnose("test_mean_var_hidden") == []
+
+
+def test_results_of_another_type_agree_with_nothing_of_this_type():
+    """A list where an array is prescribed, or CSC where CSR is, is a mistake of its own."""
+    import scipy.sparse
+
+    from grading.execution.diagnosis_runtime import _agree
+
+    assert _agree(np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    assert not _agree([1.0, 2.0], np.array([1.0, 2.0]))
+    assert _agree([1.0, 2.0], [1.0, 2.0])
+    assert _agree(0.5, np.float64(0.5)) and _agree(np.array(0.5), 0.5)
+    csr = scipy.sparse.csr_matrix(np.eye(2))
+    assert _agree(csr, csr.copy())
+    assert not _agree(csr, csr.tocsc())
+    assert not _agree(csr, csr.toarray())
