@@ -309,7 +309,7 @@ CASES = {
     },
     "reliability_bins": {
         "tests": ["test_reliability_bins_visible", "test_reliability_bins_core", "test_reliability_bins_edges", "test_reliability_bins_inputs"],
-        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"], "count_as_floats": ["test_reliability_bins_core"], "overwrites_input_prob": ["test_reliability_bins_core"]},
+        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"], "overwrites_input_prob": ["test_reliability_bins_core"]},
         "correct": {
             "bincount": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
     bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
@@ -341,13 +341,6 @@ CASES = {
 ''',
         },
         "mutants": {
-            "count_as_floats": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, weights=np.ones_like(prob), minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
             "list_times_n_bins": _RB + '''    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)   # prob not converted yet
     y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
     count = np.bincount(bins, minlength=n_bins)
@@ -490,8 +483,6 @@ EXPLANATIONS = {
         "ignores_loss_grad_argument": "Your fit does not use the loss_grad function it is given (Exercise 5.2).",
     },
     "reliability_bins": {
-        "count_as_floats": "Your counts are floats; the exercise asks for the number of samples in each bin as "
-                           "integers (Exercise 7.1).",
         "list_times_n_bins": "Your function multiplies prob by n_bins before converting it, and a list times an "
                              "integer repeats the list instead of scaling it; convert the array-likes first "
                              "(Exercise 7.1).",

@@ -267,8 +267,8 @@ def diagnosis_figures(plans, scores, diagnoses) -> dict:
         for student, (_, what) in students.items():
             found = diagnoses[(student, assignment)]
             cells = scores[(student, assignment)]
-            figures["on_passed_cells"] += [(assignment, student, cell) for cell in found
-                                           if cell in cells and cells[cell][0] == cells[cell][1]]
+            figures["on_passed_cells"] += [(assignment, student, cell) for cell in found  # a 0-point cell's
+                                           if cell in cells and cells[cell][0] == cells[cell][1] > 0]  # score says nothing
             if student.startswith("correct-"):
                 figures["correct_diagnosed"] += [(assignment, student, found)] if found else []
                 continue
