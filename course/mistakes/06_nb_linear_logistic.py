@@ -24,7 +24,8 @@ _FIT_BODY = '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
 
 CASES = {
     "multinomial_linear_form": {
-        "tests": ["test_multinomial_linear_form_visible", "test_multinomial_linear_form_hidden"],
+        "tests": ["test_multinomial_linear_form_visible", "test_multinomial_linear_form_core", "test_multinomial_linear_form_inputs"],
+        "keeps": {"overwrites_input": ["test_multinomial_linear_form_core"], "breaks_on_lists": ["test_multinomial_linear_form_core"]},
         "correct": {
             "copies": _MLF + "    return np.array(feature_log_prob, dtype=float), np.array(class_log_prior, dtype=float)\n",
             "loops": _MLF + '''    W = np.array([[float(v) for v in row] for row in feature_log_prob])
@@ -33,6 +34,7 @@ CASES = {
 ''',
         },
         "mutants": {
+            "breaks_on_lists": _MLF + "    return feature_log_prob.astype(float), class_log_prior.astype(float)\n",
             "swaps_W_and_b": _MLF + "    return np.array(class_log_prior, dtype=float), np.array(feature_log_prob, dtype=float)\n",
             "probabilities_not_logs": _MLF + "    return np.exp(np.array(feature_log_prob, dtype=float)), np.exp(np.array(class_log_prior, dtype=float))\n",
             "overwrites_input": _MLF + '''    given = np.asarray(feature_log_prob)
@@ -44,7 +46,8 @@ CASES = {
         },
     },
     "bernoulli_linear_form": {
-        "tests": ["test_bernoulli_linear_form_visible", "test_bernoulli_linear_form_hidden"],
+        "tests": ["test_bernoulli_linear_form_visible", "test_bernoulli_linear_form_core", "test_bernoulli_linear_form_edges", "test_bernoulli_linear_form_inputs"],
+        "keeps": {"clips_probabilities": ["test_bernoulli_linear_form_core"], "overwrites_input": ["test_bernoulli_linear_form_core"], "breaks_on_lists": ["test_bernoulli_linear_form_core"]},
         "correct": {
             "log1p": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
     log_not_p = np.log1p(-np.exp(log_p))
@@ -62,6 +65,18 @@ CASES = {
 ''',
         },
         "mutants": {
+            "clips_probabilities": _BLF + '''    p = np.clip(np.exp(np.asarray(feature_log_prob, dtype=float)), 1e-10, 1 - 1e-10)  # "safe" logs
+    log_not_p = np.log1p(-p)
+    return np.log(p) - log_not_p, np.asarray(class_log_prior, dtype=float) + log_not_p.sum(axis=1)
+''',
+            "breaks_on_lists": _BLF + '''    W = np.empty(feature_log_prob.shape)
+    b = np.array(class_log_prior, dtype=float)
+    for c, row in enumerate(np.asarray(feature_log_prob, dtype=float)):
+        log_not_p = np.log1p(-np.exp(row))
+        W[c] = row - log_not_p
+        b[c] += log_not_p.sum()
+    return W, b
+''',
             "overwrites_input": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
     log_not_p = np.log1p(-np.exp(log_p))
     log_p -= log_not_p
@@ -83,7 +98,8 @@ CASES = {
         },
     },
     "softmax": {
-        "tests": ["test_softmax_visible", "test_softmax_hidden"],
+        "tests": ["test_softmax_visible", "test_softmax_core", "test_softmax_edges", "test_softmax_inputs"],
+        "keeps": {"no_shift": ["test_softmax_core"], "global_max_shift": ["test_softmax_core"], "overwrites_input": ["test_softmax_core"], "breaks_on_lists": ["test_softmax_core"]},
         "correct": {
             "row_max_shift": _SM + '''    Z = np.asarray(Z, dtype=float)
     e = np.exp(Z - Z.max(axis=1, keepdims=True))
@@ -96,6 +112,9 @@ CASES = {
 ''',
         },
         "mutants": {
+            "breaks_on_lists": _SM + '''    e = np.exp(Z - Z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+''',
             "overwrites_input": _SM + '''    Z = np.asarray(Z, dtype=float)
     Z -= Z.max(axis=1, keepdims=True)
     np.exp(Z, out=Z)
@@ -119,7 +138,8 @@ CASES = {
         },
     },
     "gaussian_linear_form": {
-        "tests": ["test_gaussian_linear_form_visible", "test_gaussian_linear_form_hidden"],
+        "tests": ["test_gaussian_linear_form_visible", "test_gaussian_linear_form_core", "test_gaussian_linear_form_inputs"],
+        "keeps": {"overwrites_input": ["test_gaussian_linear_form_core"], "breaks_on_lists": ["test_gaussian_linear_form_core"]},
         "correct": {
             "vectorised": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
     return theta / var, np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
@@ -132,6 +152,9 @@ CASES = {
 ''',
         },
         "mutants": {
+            "breaks_on_lists": _GLF + '''    W = theta / var
+    return W, np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(W * theta, axis=1)
+''',
             "overwrites_input": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
     b = np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
     theta /= var
@@ -152,7 +175,8 @@ CASES = {
         },
     },
     "logistic_loss_grad": {
-        "tests": ["test_logistic_loss_grad_visible", "test_logistic_loss_grad_hidden"],
+        "tests": ["test_logistic_loss_grad_visible", "test_logistic_loss_grad_core", "test_logistic_loss_grad_edges", "test_logistic_loss_grad_inputs"],
+        "keeps": {"log_sigmoid_overflows": ["test_logistic_loss_grad_core"], "overwrites_input": ["test_logistic_loss_grad_core"], "grad_b_one_element_array": ["test_logistic_loss_grad_core"], "breaks_on_lists": ["test_logistic_loss_grad_core"]},
         "correct": {
             "logaddexp": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     z = X @ w + b
@@ -170,6 +194,18 @@ CASES = {
 ''',
         },
         "mutants": {
+            "breaks_on_lists": _LLG + '''    z = X @ w + b
+    y = np.asarray(y, dtype=float)
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    p = np.exp(-np.logaddexp(0, -z))
+    return float(loss), X.T @ (p - y) / len(y) + l2 * w, float(np.mean(p - y))
+''',
+            "grad_b_one_element_array": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    z = X @ w + b
+    loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
+    residual = np.exp(-np.logaddexp(0, -z)) - y
+    return float(loss), X.T @ residual / len(y) + l2 * w, np.sum(residual, keepdims=True) / len(y)
+''',
             "overwrites_input": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     z = X @ w + b
     loss = np.mean(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)) + 0.5 * l2 * w @ w
@@ -204,8 +240,24 @@ CASES = {
         },
     },
     "fit_logistic": {
-        "tests": ["test_fit_logistic_visible", "test_fit_logistic_hidden"],
+        "tests": ["test_fit_logistic_visible", "test_fit_logistic_core", "test_fit_logistic_edges", "test_fit_logistic_inputs"],
+        "keeps": {"step_without_l2": ["test_fit_logistic_core"], "ignores_max_iter": ["test_fit_logistic_core"], "b_as_array": ["test_fit_logistic_core"], "overwrites_input": ["test_fit_logistic_core"], "breaks_on_lists": ["test_fit_logistic_core"]},
         "correct": {
+            "newton": _FIT + '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    n_samples, n_features = X.shape
+    ones = np.column_stack([X, np.ones(n_samples)])
+    penalty = np.append(np.full(n_features, float(l2)), 0.0)
+    theta = np.zeros(n_features + 1)
+    for _ in range(max_iter):
+        _, grad_w, grad_b = loss_grad(theta[:-1], theta[-1], X, y, l2=l2)
+        grad = np.append(np.asarray(grad_w, dtype=float), grad_b)
+        if np.linalg.norm(grad) < tol:
+            break
+        p = 1 / (1 + np.exp(-np.clip(ones @ theta, -500, 500)))
+        hessian = ones.T @ (ones * (p * (1 - p))[:, None]) / n_samples + np.diag(penalty)
+        theta = theta - np.linalg.solve(hessian, grad)
+    return theta[:-1], float(theta[-1])
+''',
             "gradient_descent": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
     return w, float(b)
 ''',
@@ -223,6 +275,18 @@ CASES = {
 ''',
         },
         "mutants": {
+            "step_without_l2": _FIT + _FIT_BODY.replace(" + l2)", ")") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "ignores_max_iter": _FIT + _FIT_BODY.replace("range(max_iter)", "range(10000)") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "breaks_on_lists": _FIT + _FIT_BODY.replace("    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)\n", "") + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, float(b)
+''',
+            "b_as_array": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
+    return w, np.array([b])
+''',
             "overwrites_input": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
     X[...] = 0.0  # "frees" the data: the caller's array too
     return w, float(b)
@@ -244,7 +308,8 @@ CASES = {
         },
     },
     "reliability_bins": {
-        "tests": ["test_reliability_bins_visible", "test_reliability_bins_hidden"],
+        "tests": ["test_reliability_bins_visible", "test_reliability_bins_core", "test_reliability_bins_edges", "test_reliability_bins_inputs"],
+        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"], "overwrites_input_prob": ["test_reliability_bins_core"]},
         "correct": {
             "bincount": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
     bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
@@ -276,6 +341,13 @@ CASES = {
 ''',
         },
         "mutants": {
+            "list_times_n_bins": _RB + '''    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)   # prob not converted yet
+    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
             "overwrites_input_prob": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
     prob *= n_bins                      # scaled in place: the caller's array changes
     bins = np.minimum(prob.astype(int), n_bins - 1)
@@ -337,6 +409,8 @@ _INPUT = ("Your function changes an array it was given (it writes into its input
           "wrong afterwards; compute into a new array and leave the arguments as they were.")
 EXPLANATIONS = {
     "multinomial_linear_form": {
+        "breaks_on_lists": "Your function calls an array method on its arguments, so it fails when the model is "
+                           "given as lists; the arguments are array-likes: convert them first (Section 1).",
         "swaps_W_and_b": "Your function returns the bias where the weights belong and the weights where the "
                          "bias belongs (Section 1).",
         "probabilities_not_logs": "Your weights are probabilities; the linear form's weights are log "
@@ -346,6 +420,11 @@ EXPLANATIONS = {
                         "score per class (Section 1).",
     },
     "bernoulli_linear_form": {
+        "clips_probabilities": "Your function clips the probabilities away from 0 and 1, which changes the weight of "
+                               "a rare word (p = 1e-12 becomes 1e-10); compute log(1 - p) from log p without "
+                               "clipping, as Section 2 shows.",
+        "breaks_on_lists": "Your function uses .shape of an argument, so it fails when the model is given as lists; "
+                           "the arguments are array-likes: convert them first (Section 2).",
         "overwrites_input": _INPUT,
         "no_absence_term_in_W": "Your weights use log p alone; each weight is log p - log(1 - p), because a "
                                 "present word also stops being absent (Section 2).",
@@ -354,6 +433,8 @@ EXPLANATIONS = {
         "forgets_prior": "Your bias leaves out the class log-prior (Section 2).",
     },
     "softmax": {
+        "breaks_on_lists": "Your softmax calls Z.max, which a list does not have, so it fails when the scores "
+                           "are given as lists; convert the array-like first (Section 3).",
         "overwrites_input": _INPUT,
         "no_shift": "Your softmax exponentiates without subtracting the maximum first, which overflows for "
                     "large scores (Section 3).",
@@ -363,6 +444,8 @@ EXPLANATIONS = {
         "not_normalised": "Your softmax exponentiates but does not divide by the row's total (Section 3).",
     },
     "gaussian_linear_form": {
+        "breaks_on_lists": "Your function divides its arguments directly, which fails when the model is given as "
+                           "lists; the arguments are array-likes: convert them first (Section 4).",
         "overwrites_input": _INPUT,
         "forgets_prior": "Your bias leaves out the class log-prior (Section 4).",
         "W_is_theta": "Your weights are the means themselves; they are the means divided by the shared "
@@ -372,6 +455,10 @@ EXPLANATIONS = {
                                      "(Section 4).",
     },
     "logistic_loss_grad": {
+        "breaks_on_lists": "Your function multiplies its arguments without converting them, so it fails when w "
+                           "and X are given as lists; the arguments are array-likes (Exercise 5.1).",
+        "grad_b_one_element_array": "Your grad_b is an array of one element; the exercise asks for a float, like the "
+                                    "loss (Exercise 5.1).",
         "overwrites_input": _INPUT,
         "sum_not_mean": "Your loss and gradient are sums over the samples; the loss is their mean (Section 5).",
         "penalises_b": "Your L2 penalty includes the bias b; only the weights are penalised (Section 5).",
@@ -380,6 +467,13 @@ EXPLANATIONS = {
                                  "|z|; write it in a stable form (Section 5).",
     },
     "fit_logistic": {
+        "step_without_l2": "Your step size leaves the penalty out of the curvature bound, so with a large l2 the "
+                           "steps overshoot and the descent diverges; the bound adds lambda (Exercise 5.2).",
+        "ignores_max_iter": "Your descent runs a fixed number of steps of its own instead of at most max_iter "
+                            "(Exercise 5.2).",
+        "breaks_on_lists": "Your fit reads X.shape without converting X, so it fails when X is given as a list; "
+                           "the arguments are array-likes (Exercise 5.2).",
+        "b_as_array": "Your b is an array of one element; the exercise asks for a float (Exercise 5.2).",
         "overwrites_input": _INPUT,
         "stops_too_early": "Your descent stops after a fixed, small number of steps, before it has converged; "
                            "max_iter says how many it may take (Exercise 5.2).",
@@ -389,6 +483,9 @@ EXPLANATIONS = {
         "ignores_loss_grad_argument": "Your fit does not use the loss_grad function it is given (Exercise 5.2).",
     },
     "reliability_bins": {
+        "list_times_n_bins": "Your function multiplies prob by n_bins before converting it, and a list times an "
+                             "integer repeats the list instead of scaling it; convert the array-likes first "
+                             "(Exercise 7.1).",
         "overwrites_input_prob": _INPUT,
         "prob_one_in_extra_bin": "Your bins put a probability of exactly 1 in a bin of its own; it belongs to "
                                  "the last bin (Section 7).",

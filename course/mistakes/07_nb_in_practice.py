@@ -14,7 +14,8 @@ _FT_SEARCH = """    result = minimize_scalar(loss, bounds=(np.log(1e-3), np.log(
 
 CASES = {
     "update_counts": {
-        "tests": ["test_update_counts_visible", "test_update_counts_hidden"],
+        "tests": ["test_update_counts_visible", "test_update_counts_core", "test_update_counts_edges", "test_update_counts_inputs"],
+        "keeps": {"rows_from_np_unique": ["test_update_counts_core"], "matrix_from_sparse_sum": ["test_update_counts_core"], "counts_as_integers": ["test_update_counts_core"], "y_list_not_converted": ["test_update_counts_core"], "overwrites_inputs_adding_in_place": ["test_update_counts_core"]},
         "correct": {
             "one_hot_product": _UC + '''    y, classes = np.asarray(y), np.asarray(classes)
     one_hot = (y[:, None] == classes[None, :]).astype(float)
@@ -33,6 +34,21 @@ CASES = {
 ''',
         },
         "mutants": {
+            "y_list_not_converted": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
+    new_class = np.array(class_count, dtype=float)
+    new_feature = np.array(feature_count, dtype=float)
+    for row, c in enumerate(classes):
+        rows = y == c  # one bool when y is a list
+        new_class[row] += rows.sum()
+        new_feature[row] += X[rows].sum(axis=0)
+    return new_class, new_feature
+''',
+            "counts_as_integers": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    y = np.asarray(y)
+    new_class = np.asarray(class_count).astype(int) + np.array([np.sum(y == c) for c in classes])
+    new_feature = np.asarray(feature_count).astype(int) + np.array([X[y == c].sum(axis=0) for c in classes]).astype(int)
+    return new_class, new_feature
+''',
             "overwrites_inputs_adding_in_place": _UC + '''    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
     y = np.asarray(y)
     for row, c in enumerate(classes):
@@ -72,7 +88,8 @@ CASES = {
         },
     },
     "merge_mean_var": {
-        "tests": ["test_merge_mean_var_visible", "test_merge_mean_var_hidden"],
+        "tests": ["test_merge_mean_var_visible", "test_merge_mean_var_core", "test_merge_mean_var_edges", "test_merge_mean_var_inputs"],
+        "keeps": {"empty_group_nan_leaks": ["test_merge_mean_var_core"], "nan_from_empty_group": ["test_merge_mean_var_core"], "count_truncated_to_int": ["test_merge_mean_var_core"], "breaks_on_lists": ["test_merge_mean_var_core"]},
         "correct": {
             "between_means_term": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
     mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
@@ -112,6 +129,27 @@ CASES = {
 ''',
         },
         "mutants": {
+            "count_truncated_to_int": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
+    mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
+    n = int(n_a + n_b)  # counts taken to be whole numbers
+    if n_a == 0:
+        return n, mean_b.copy(), var_b.copy()
+    if n_b == 0:
+        return n, mean_a.copy(), var_a.copy()
+    mean = (n_a * mean_a + n_b * mean_b) / n
+    var = (n_a * var_a + n_b * var_b) / n + n_a * n_b * (mean_b - mean_a) ** 2 / n ** 2
+    return n, mean, var
+''',
+            "breaks_on_lists": _MMV + '''    n = float(n_a + n_b)
+    if n_a == 0:
+        return n, np.array(mean_b, dtype=float), np.array(var_b, dtype=float)
+    if n_b == 0:
+        return n, np.array(mean_a, dtype=float), np.array(var_a, dtype=float)
+    delta = mean_b - mean_a
+    mean = mean_a + n_b / n * delta
+    var = (n_a * np.asarray(var_a) + n_b * np.asarray(var_b)) / n + n_a * n_b * delta ** 2 / n ** 2
+    return n, mean, var
+''',
             "overwrites_input_mean": _MMV + '''    mean_a, var_a = np.asarray(mean_a, dtype=float), np.asarray(var_a, dtype=float)
     mean_b, var_b = np.asarray(mean_b, dtype=float), np.asarray(var_b, dtype=float)
     n = float(n_a + n_b)
@@ -171,7 +209,8 @@ CASES = {
         },
     },
     "gaussian_jll": {
-        "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_hidden"],
+        "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_core", "test_gaussian_jll_edges", "test_gaussian_jll_inputs"],
+        "keeps": {"squeezes_single_sample": ["test_gaussian_jll_core"], "breaks_on_lists": ["test_gaussian_jll_core"]},
         "correct": {
             "masked_terms": _GJ + '''    X, theta, var = (np.asarray(a, dtype=float) for a in (X, theta, var))
     terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
@@ -188,6 +227,16 @@ CASES = {
 ''',
         },
         "mutants": {
+            "squeezes_single_sample": _GJ + '''    X, theta, var = (np.asarray(a, dtype=float) for a in (X, theta, var))
+    terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
+    terms = np.where(np.isnan(X)[:, None, :], 0.0, terms)
+    return np.squeeze(np.asarray(class_log_prior, dtype=float)[None, :] + terms.sum(axis=2))
+''',
+            "breaks_on_lists": _GJ + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
+    terms = -0.5 * (np.log(2 * np.pi * var)[None] + (X[:, None, :] - theta[None]) ** 2 / var[None])
+    terms = np.where(np.isnan(X)[:, None, :], 0.0, terms)
+    return np.asarray(class_log_prior, dtype=float)[None, :] + terms.sum(axis=2)
+''',
             "overwrites_input_filling_nan": _GJ + '''    X = np.asarray(X)
     X[np.isnan(X)] = 0.0
     theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
@@ -220,7 +269,8 @@ CASES = {
         },
     },
     "combine_jlls": {
-        "tests": ["test_combine_jlls_visible", "test_combine_jlls_hidden"],
+        "tests": ["test_combine_jlls_visible", "test_combine_jlls_core", "test_combine_jlls_edges", "test_combine_jlls_inputs"],
+        "keeps": {"subtracts_prior_once": ["test_combine_jlls_core"], "overwrites_first_part": ["test_combine_jlls_core"], "sums_lists_directly": ["test_combine_jlls_core"]},
         "correct": {
             "loop": _CJ + '''    prior = np.asarray(class_log_prior, dtype=float)
     total = np.zeros_like(np.asarray(jlls[0], dtype=float))
@@ -234,6 +284,10 @@ CASES = {
 ''',
         },
         "mutants": {
+            "subtracts_prior_once": _CJ + '''    return sum(np.asarray(part, dtype=float) for part in jlls) - np.asarray(class_log_prior, dtype=float)
+''',
+            "sums_lists_directly": _CJ + '''    return np.asarray(sum(jlls) - (len(jlls) - 1) * np.asarray(class_log_prior, dtype=float), dtype=float)
+''',
             "overwrites_first_part": _CJ + '''    total = np.asarray(jlls[0])
     for part in jlls[1:]:
         total += np.asarray(part, dtype=float) - class_log_prior
@@ -250,7 +304,8 @@ CASES = {
     },
 
     "fit_temperature": {
-        "tests": ["test_fit_temperature_visible", "test_fit_temperature_hidden"],
+        "tests": ["test_fit_temperature_visible", "test_fit_temperature_core", "test_fit_temperature_edges", "test_fit_temperature_inputs"],
+        "keeps": {"only_over_confidence": ["test_fit_temperature_core"], "returns_one_element_array": ["test_fit_temperature_core"], "overwrites_input_log_odds": ["test_fit_temperature_core"], "labels_astype_on_list": ["test_fit_temperature_core"]},
         "correct": {
             "bounded_over_log_t": _FT + """    z = np.asarray(log_odds, dtype=float)
     s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
@@ -285,6 +340,20 @@ CASES = {
 """,
         },
         "mutants": {
+            "returns_one_element_array": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+    result = minimize(lambda t: np.mean(np.logaddexp(0.0, -s * z / np.exp(t[0]))), x0=[0.0], method="L-BFGS-B",
+                      bounds=[(np.log(1e-3), np.log(1e3))], options={"ftol": 1e-15, "gtol": 1e-12})
+    return np.exp(result.x)
+""",
+            "labels_astype_on_list": _FT + """    z = np.asarray(log_odds, dtype=float)
+    s = np.where(y.astype(bool), 1.0, -1.0)
+
+    def loss(log_t):
+        return np.mean(np.logaddexp(0.0, -s * z / np.exp(log_t)))
+
+""" + _FT_SEARCH + """    return float(np.exp(result.x))
+""",
             "overwrites_input_log_odds": _FT + """    z = np.asarray(log_odds)
     s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
     z *= s  # turns the caller's log-odds into margins in place
@@ -345,8 +414,18 @@ CASES = {
         },
     },
     "expand_with_posteriors": {
-        "tests": ["test_expand_with_posteriors_visible", "test_expand_with_posteriors_hidden"],
+        "tests": ["test_expand_with_posteriors_visible", "test_expand_with_posteriors_core", "test_expand_with_posteriors_edges", "test_expand_with_posteriors_inputs"],
+        "keeps": {"normalises_resp_copy": ["test_expand_with_posteriors_core"], "dense_from_sparse": ["test_expand_with_posteriors_core"], "overwrites_input_normalising_resp": ["test_expand_with_posteriors_core"]},
         "correct": {
+            "vstack_coo": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
+    blocks = [X_lab] + [X_unlab] * len(classes)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack(blocks)  # COO: any sparse format is accepted
+    else:
+        X = np.concatenate([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
             "vstack_blocks": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
     blocks = [X_lab] + [X_unlab] * len(classes)
     if sp.issparse(X_lab) or sp.issparse(X_unlab):
@@ -382,6 +461,17 @@ CASES = {
 """,
         },
         "mutants": {
+            "normalises_resp_copy": _EP + """    classes, y_lab = np.asarray(classes), np.asarray(y_lab)
+    resp = np.asarray(resp, dtype=float)
+    resp = resp / resp.sum(axis=1, keepdims=True)  # "posteriors must sum to one"
+    blocks = [X_lab] + [X_unlab] * len(classes)
+    if sp.issparse(X_lab) or sp.issparse(X_unlab):
+        X = sp.vstack([sp.csr_matrix(b, dtype=float) for b in blocks], format="csr")
+    else:
+        X = np.vstack([np.asarray(b, dtype=float) for b in blocks])
+    y = np.concatenate([y_lab, np.repeat(classes, resp.shape[0])])
+    return X, y, np.concatenate([np.ones(len(y_lab)), resp.T.ravel()])
+""",
             "overwrites_input_normalising_resp": _EP + """    classes, y_lab = np.asarray(classes), np.asarray(y_lab)
     resp = np.asarray(resp)
     resp /= resp.sum(axis=1, keepdims=True)  # in place: the caller's posteriors change
@@ -442,6 +532,10 @@ _INPUT = ("Your function changes an array it was given (it writes into its input
           "wrong afterwards; compute into a new array and leave the arguments as they were.")
 EXPLANATIONS = {
     "update_counts": {
+        "y_list_not_converted": "Your update compares y with a class without converting y, which gives one bool "
+                                "when the labels come as a list; y is an array-like: convert it first (Section 1).",
+        "counts_as_integers": "Your counts come back as integers; the exercise asks for float arrays, which also "
+                              "hold the fractional counts of section 6 (Exercise 1.1).",
         "overwrites_inputs_adding_in_place": _INPUT,
         "presence_instead_of_counts": "Your update adds whether a word occurs, not how often (Section 1).",
         "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 1).",
@@ -451,6 +545,10 @@ EXPLANATIONS = {
                                       "adds them up (Section 1).",
     },
     "merge_mean_var": {
+        "count_truncated_to_int": "Your merged count is rounded to a whole number; counts may be fractional (weighted "
+                                  "samples, section 6), and the mean and variance must use the exact total (Section 1).",
+        "breaks_on_lists": "Your merge subtracts the means without converting them, which fails when they are given "
+                           "as lists; convert the array-likes first (Section 1).",
         "overwrites_input_mean": _INPUT,
         "averages_variances": "Your merged variance averages the two variances; it must also count the "
                               "spread between the two means (Section 1).",
@@ -462,6 +560,10 @@ EXPLANATIONS = {
         "nan_from_empty_group": "Your merge returns NaN when a group has no samples (Section 1).",
     },
     "gaussian_jll": {
+        "squeezes_single_sample": "Your result is squeezed, so one sample or one class loses an axis; the jll always "
+                                  "has shape (n_samples, n_classes) (Exercise 2.1).",
+        "breaks_on_lists": "Your function indexes X as an array without converting it, so it fails when X is given "
+                           "as nested lists; convert the array-like first (Exercise 2.1).",
         "overwrites_input_filling_nan": _INPUT,
         "keeps_log_var_of_missing": "Your score leaves out the squared term of a missing value but keeps its "
                                     "log-variance term; a missing value's whole factor goes (Section 2).",
@@ -472,6 +574,10 @@ EXPLANATIONS = {
         "nan_leaks": "Your score is NaN for a sample with a missing value (Section 2).",
     },
     "combine_jlls": {
+        "subtracts_prior_once": "Your combination subtracts the prior once whatever the number of parts; with k parts "
+                                "the sum holds it k times, and it must remain once (Section 3).",
+        "sums_lists_directly": "Your function adds the parts with sum() before converting them, which fails (or "
+                               "concatenates) when they are lists; convert each array-like first (Section 3).",
         "overwrites_first_part": _INPUT,
         "plain_sum": "Your sum counts the class log-prior once per part; it belongs in the total once "
                      "(Section 3).",
@@ -480,6 +586,10 @@ EXPLANATIONS = {
                           "(Section 3).",
     },
     "fit_temperature": {
+        "returns_one_element_array": "Your function returns T as an array of one element; the exercise asks for one "
+                                     "number, a float (Exercise 5.1).",
+        "labels_astype_on_list": "Your function calls y.astype, which a list does not have, so it fails when the "
+                                 "labels come as a list; convert the array-like first (Exercise 5.1).",
         "overwrites_input_log_odds": _INPUT,
         "returns_inverse_temperature": "Your loss multiplies the log-odds by T where it should divide them, so "
                                        "the value you find is 1/T, not the temperature (Section 5).",
@@ -493,6 +603,8 @@ EXPLANATIONS = {
                                 "sharpened (Section 5).",
     },
     "expand_with_posteriors": {
+        "normalises_resp_copy": "Your weights rescale each row of resp to sum to one; the exercise uses the "
+                                "posteriors as they are given (Section 6).",
         "overwrites_input_normalising_resp": _INPUT,
         "blocks_in_sorted_order": "Your copies of the unlabelled rows follow the sorted classes, not the "
                                   "classes argument's order (Section 6).",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 
@@ -44,7 +45,6 @@ MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 def load_cases() -> dict:
     """assignment -> CASES, for every case file present (or those named, comma-separated, in
     ``NBG_MUTATION_ONLY``: a quicker run while working on some notebooks; CI runs them all)."""
-    import os
 
     only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
     found = {}
@@ -155,7 +155,6 @@ CASES = load_cases()
 
 
 def test_every_graded_function_of_every_notebook_has_cases():
-    import os
 
     only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
     for path in sorted((COURSE / "source").glob("*/*.ipynb")):
