@@ -127,13 +127,17 @@ def _clean_text(text, secrets) -> str:
 
 def _name_test_cell(cell, hidden: bool):
     """``nbg_title``, what the page calls a test cell: the function its docstring names, and
-    whether the test is visible or hidden ("posterior: hidden test")."""
+    whether the test is visible or hidden ("posterior: hidden test"), and for a function's hidden
+    cells split by what they check (grade ids ending ``_core``, ``_edges``, ``_inputs``), which."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
         return
     match = re.match(r'\s*[rubRUB]?("""|\'\'\')\s*([A-Za-z_][\w.]*)\s*:', cell.source or "")
     name = match.group(2) if match else str(meta.get("grade_id", "test"))
-    cell.metadata["nbg_title"] = f"{name}: {'hidden' if hidden else 'visible'} test"
+    part = re.search(r"_(core|edges|inputs)$", str(meta.get("grade_id", "")))
+    what = {"core": "hidden test of the core computation", "edges": "hidden test of the edge cases",
+            "inputs": "hidden test of the input kinds and output types"}.get(part.group(1)) if part else None
+    cell.metadata["nbg_title"] = f"{name}: {what or ('hidden test' if hidden else 'visible test')}"
 
 
 class HideHiddenTests(Preprocessor):
