@@ -5,15 +5,20 @@ student's mistake must fail and their points in the source notebooks (not
 computed by the pipeline). Points of the auto-graded test cells:
 
 01_bayes_mle_map (25 auto points; the two written answers, 2 + 2, are graded
-by hand and count 0 here): each of its twelve functions has a visible and a
-hidden test of 1 point each (beta_credible_interval's hidden test: 2), in this
-order: posterior, map_hypothesis, ml_hypothesis, bernoulli_mle, beta_posterior,
-beta_map, beta_posterior_mean (14 so far), m_estimate, beta_credible_interval
-(1+2), categorical_mle, dirichlet_posterior_mean, dirichlet_map.
+by hand and count 0 here). Visible tests give no points (issue 21); each
+function's hidden tests are split into core / edges / inputs cells:
+1.25 / 0.5 / 0.25 (2 in all) for posterior, bernoulli_mle,
+beta_posterior_mean, m_estimate, categorical_mle, dirichlet_posterior_mean and
+dirichlet_map; 1.25 / - / 0.75 (2) for map_hypothesis, ml_hypothesis,
+beta_posterior and beta_map; 1.75 / 0.75 / 0.5 (3) for beta_credible_interval.
+In notebook order: posterior, map_hypothesis, ml_hypothesis, bernoulli_mle,
+beta_posterior, beta_map, beta_posterior_mean (14 so far), m_estimate,
+beta_credible_interval, categorical_mle, dirichlet_posterior_mean, dirichlet_map.
 03_multinomial_nb (24 auto points; written answers 3 + 2 by hand; its
-class_log_prior and log_normalize are given, not graded):
-  count_vectors 1+4, multinomial_feature_log_prob 2+5, multinomial_jll 2+4,
-  confusion_matrix 1+2, mutual_information 1+2.
+class_log_prior and log_normalize are given, not graded), core / edges / inputs:
+  count_vectors 3 / 1.25 / 0.75, multinomial_feature_log_prob 4.25 / 1.75 / 1,
+  multinomial_jll 3.5 / 1.5 / 1, confusion_matrix 1.75 / 0.75 / 0.5,
+  mutual_information 1.75 / 0.75 / 0.5.
 
 Runtime: the end-to-end demo takes ~2 min on 2 idle cores (20 notebooks,
 one 40 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
@@ -46,25 +51,25 @@ EXPECTED_SCORES = {
     # student: (01_bayes_mle_map, 03_multinomial_nb), after the late penalty
     "perfect": (25, 24),  # every test passes (its earlier blank attempt is ignored)
     "blank": (0, 0),  # the release unchanged: every test fails
-    # posterior() without the prior: posterior 1+1 lost; multinomial_jll()
-    # without the log prior: jll 2+4 lost
+    # posterior() without the prior: posterior's 3 hidden cells, 2 lost;
+    # multinomial_jll() without the log prior: its 3 hidden cells, 6 lost
     "forgot-prior": (25 - 2, 24 - 6),
-    # dirichlet_posterior_mean() with N + 2 alpha: 1+1 lost (the visible test's
-    # die has K = 6); multinomial_feature_log_prob() with N_c + 2: 2+5 lost
+    # dirichlet_posterior_mean() with N + 2 alpha: its 3 hidden cells, 2 lost
+    # (K != 2 there); multinomial_feature_log_prob() with N_c + 2: 7 lost
     "denominator-2": (25 - 2, 24 - 7),
-    # posterior() returns the scores: 1+1 lost
+    # posterior() returns the scores: its 3 hidden cells, 2 lost
     "unnormalised": (25 - 2, 24),
-    # multinomial_jll() in probability space: the visible test's short
-    # documents pass, the hidden test's long documents underflow: 4 lost
-    "underflow": (25, 24 - 4),
+    # multinomial_jll() in probability space: the core cell's short documents
+    # pass, the edges cell's 2000-word documents underflow: its 1.5 lost
+    "underflow": (25, 24 - 1.5),
     # the kernel dies in m_estimate's cell: the 14 points before it are kept,
     # the 11 after it are lost
     "kernel-dies": (14, 24),
-    # confusion_matrix's cell loops until the timeout: its tests 1+2 lost,
+    # confusion_matrix's cell loops until the timeout: its tests' 3 lost,
     # the rest of the notebook runs on
     "infinite-loop": (25, 24 - 3),
     # bernoulli_mle() divides by n + 1 and the visible test was replaced by
-    # `pass`: nbgrader restores the test, 1+1 lost (no gain from the edit)
+    # `pass`: nbgrader restores the test; the hidden cells' 2 lost (no gain from the edit)
     "edits-test": (25 - 2, 24),
     # 01 submitted 2026-01-17 09:30, due 2026-01-15 23:59: 1 d 9 h 31 min late,
     # 2 started days. The course's policy takes 10% of the 29 points possible
