@@ -26,6 +26,7 @@ import importlib
 import types
 
 from grading.core.errors import NbgError
+from grading.core.overrules import RULE_TEXT  # noqa: F401 (the notebooks' words, shared with the feedback)
 
 DEFAULT_ALLOWED = (
     "numpy", "scipy", "pandas", "math", "cmath", "statistics", "collections", "itertools", "functools",
@@ -58,14 +59,6 @@ DYNAMIC_ATTRIBUTES = frozenset({
 DANGEROUS_OBJECTS = tuple(getattr(builtins, name) for name in
                           ("eval", "exec", "compile", "__import__", "globals", "vars", "locals", "getattr",
                            "setattr", "delattr"))
-RULE_TEXT = (
-    "Graded functions compute with NumPy, SciPy, pandas and Python's standard library for maths and data "
-    "structures; an exercise names any other library it allows or forbids. A graded function that uses "
-    "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
-    "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
-    "checks your submitted code before running it, the feedback says what it found, and your instructor can "
-    "overrule the finding. Cells of your own that only explore may use anything."
-)
 
 
 def is_under(path: str, prefixes) -> bool:
@@ -198,3 +191,25 @@ def library_rule(course, assignment, student=None, notebook_id=None) -> LibraryR
         overruled = {o.function: o.reason for o in overrules.read_overrules(course)
                      if o.assignment == assignment and o.student == student}
     return LibraryRule(tuple(settings.allowed_libraries), tuple(settings.forbidden_libraries), exercises, overruled)
+
+
+def graded_functions(course, assignment) -> list:
+    """The names the solution cells of an assignment's source notebooks define (the answers), sorted."""
+    import ast
+
+    import nbformat
+
+    names = set()
+    for path in course.source_notebooks(assignment):
+        for cell in nbformat.read(str(path), as_version=4).cells:
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+                try:
+                    tree = ast.parse(cell.source)
+                except SyntaxError:
+                    continue
+                for node in tree.body:
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        names.add(node.name)
+                    elif isinstance(node, ast.Assign):
+                        names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return sorted(names)
