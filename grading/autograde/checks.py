@@ -140,15 +140,17 @@ def moved_cells(notebook, order) -> list:
 
 def restore_order(notebook, order) -> None:
     """Put the cells with a source grade_id back in the source notebook's order; each other cell
-    (the student's own) stays right after the cell it followed in the submission."""
+    (the student's own) stays right after the cell it followed in the submission, a moved cell excepted."""
     position = {g: i for i, g in enumerate(order)}
+    moved = set(moved_cells(notebook, order))
     groups, leading = {}, []
     current = None
     for cell in notebook.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in position and grade_id not in groups:
-            current = grade_id
-            groups[current] = [cell]
+            groups[grade_id] = [cell]
+            if grade_id not in moved:
+                current = grade_id
         elif current is None:
             leading.append(cell)
         else:

@@ -26,7 +26,7 @@ with a consequence for the score: a graded function that uses a library outside
 the allow-list, or loads code the grader cannot read, gets 0 points on every test
 cell that looks it up (``ScanResult.zero_tests``), unless the instructor overruled
 it (``nbg overrule``). The names the tests look up in the kernel are computed with
-:mod:`symtable` (:func:`test_lookups`): what a test cell binds itself, or takes from
+:mod:`symtable` (:func:`names_looked_up`): what a test cell binds itself, or takes from
 the judge's builtins, is not the student's to protect.
 
 Consequences of the other findings: none for the score. The tests run in the judge, outside the
@@ -49,7 +49,7 @@ from grading.autograde.scan.library import NotebookCode, library_findings
 from grading.autograde.scan.rule import RULE_TEXT, LibraryRule, library_rule
 
 __all__ = ["RULE_TEXT", "Finding", "LibraryRule", "ScanResult", "library_reason", "library_rule",
-           "parse_cell", "scan_notebook", "test_lookups"]
+           "parse_cell", "scan_notebook", "names_looked_up"]
 
 PROTECTED_MODULES = ("numpy", "builtins", "nbcore", "scipy", "sklearn")
 BUILTIN_NAMES = frozenset(dir(builtins)) - {"__name__", "__doc__", "_"}
@@ -307,7 +307,7 @@ def _instructor_cells(source_cells) -> dict:
     }
 
 
-def test_lookups(source: str, bound_before=()) -> set:
+def names_looked_up(source: str, bound_before=()) -> set:
     """The names a test cell looks up in the student's kernel (:class:`StudentNamespace` of the
     judge): read, at its top level or in its functions, without being bound by the cell itself
     (or by an earlier test cell, whose names stay in the judge), builtins and dunder names excepted
@@ -366,7 +366,7 @@ def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) ->
                 continue
             aliases.record_imports(tree)
             if meta.get("grade"):
-                test_cells.append((index, meta["grade_id"], test_lookups(cell.source, test_bound)))
+                test_cells.append((index, meta["grade_id"], names_looked_up(cell.source, test_bound)))
                 test_bound |= _top_names(tree)
             else:
                 setup_trees.append(tree)

@@ -161,8 +161,8 @@ def library_findings(code: NotebookCode, graded, test_cells, rule: LibraryRule) 
         if function not in code.bindings and function not in code.aliases:
             found_before = [t for t in taints if t[0] < max(i for i, _ in tests)]
             if found_before:
-                found.append((found_before[0][1], "dynamic", "is defined nowhere the grader can read, and the "
-                                                             "notebook runs code it cannot read"))
+                found.append((found_before[0][1], "dynamic", "is defined nowhere the grader can read (the notebook "
+                                                             f"runs {found_before[0][2]})"))
         own = {words for _, _, words in found}
         last_test = max(index for index, _ in tests)
         for index, label, words in taints:

@@ -297,8 +297,11 @@ class _Walker:
                     self.out.paths.extend(f"{p}.{attr}" for p in self.out.paths[before:])
             return True
         if name == "vars" and node.args:  # vars(obj) of an object is fine, of a module it is its namespace
-            if isinstance(first, ast.Name) and self.module_paths(first.id, frames):
+            before = len(self.out.paths)
+            self.visit(first, frames)
+            if len(self.out.paths) > before:  # the argument names a module (or a module's attribute)
                 self.dynamic("`vars()` of a module")
+            self.visit_many(node.args[1:], frames)
             return True
         self.dynamic(f"`{name}()`")
         return True
