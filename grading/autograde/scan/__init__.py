@@ -353,6 +353,8 @@ def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) ->
     """
     rule = rule or LibraryRule()
     instructor = _instructor_cells(source_cells)
+    tests = {c["name"]: c["source"] for c in source_cells if c.get("grade") and not c.get("solution")
+             and c.get("cell_type", "code") == "code"}  # nbgrader puts them back as they are in the source
     aliases = _Aliases()
     test_cells, student_cells = [], []  # (index, grade_id, names looked up) / (index, label, tree)
     setup_trees, solution_names, test_bound = [], set(), set()
@@ -360,13 +362,15 @@ def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) ->
         if cell.cell_type != "code":
             continue
         meta = _nbgrader(cell)
-        tree = parse_cell(cell.source)
-        if meta.get("grade_id") in instructor and cell.source == instructor[meta["grade_id"]]:
+        if meta.get("grade_id") in tests:
+            cell = {"source": tests[meta["grade_id"]]}
+        tree = parse_cell(cell["source"])
+        if meta.get("grade_id") in instructor and cell["source"] == instructor[meta["grade_id"]]:
             if tree is None:
                 continue
             aliases.record_imports(tree)
             if meta.get("grade"):
-                test_cells.append((index, meta["grade_id"], names_looked_up(cell.source, test_bound)))
+                test_cells.append((index, meta["grade_id"], names_looked_up(cell["source"], test_bound)))
                 test_bound |= _top_names(tree)
             else:
                 setup_trees.append(tree)
