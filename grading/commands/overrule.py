@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("students", nargs=1, metavar="STUDENT", help="student id")
     parser.add_argument("function", metavar="FUNCTION", help="the graded function whose finding you overrule")
     parser.add_argument("--reason", default=None,
-                        help="why (required; shown to the student in the feedback and in the report)")
+                        help="why (required unless --undo; shown to the student in the feedback and in the report)")
     parser.add_argument("--undo", action="store_true",
                         help="remove the overrule: the finding counts again at the next autograde")
     parser.epilog = ("The overrule is recorded in overrules.csv in the course folder (back it up with the "

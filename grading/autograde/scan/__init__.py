@@ -96,7 +96,7 @@ class ScanResult:
 
     def overruled_note(self) -> str:
         """What the instructor's overrules changed (for a record whose status stays ok)."""
-        return "; ".join(f"library rule: the finding on `{e['function']}` was overruled by the instructor "
+        return "; ".join(f"library rule: the finding on {e['function']} was overruled by the instructor "
                          f"({e['overruled']})" for e in self.library if e["overruled"])
 
 
@@ -104,8 +104,8 @@ def library_reason(entry) -> str:
     """The grading log's words for one graded function's finding."""
     first = entry["findings"][0]
     more = f" (and {len(entry['findings']) - 1} more)" if len(entry["findings"]) > 1 else ""
-    return (f"library rule: `{entry['function']}` {first['what']} in {first['cell']}{more}, so its test cell(s) "
-            f"{', '.join(entry['tests'])} get 0 points (the instructor can overrule this: nbg overrule)")
+    return (f"library rule: {entry['function']} gets 0 points on {', '.join(entry['tests'])}: it {first['what']} "
+            f"in {first['cell']}{more} (the instructor can overrule this: nbg overrule)")
 
 
 def _nbgrader(cell) -> dict:
