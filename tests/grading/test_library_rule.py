@@ -87,6 +87,9 @@ HONEST = {
     "a helper of the student's own": {"posterior": "def _normalise(v):\n    return v / v.sum()\n"
                                                    "def posterior(prior, likelihood):\n"
                                                    "    return _normalise(np.asarray(prior) * likelihood)"},
+    "IPython magics that run no hidden code": {
+        "extra": "%load_ext autoreload\n%autoreload 2\n%time x = np.ones(3)\n%timeit -n 2 np.ones(3)",
+        "end": "%%time\ny = np.zeros(2)"},
     "sklearn after the last test": {"end": "from sklearn.naive_bayes import MultinomialNB\nprint(MultinomialNB())"},
     "hasattr and getattr with a literal name": {
         "add": "def add(a, b):\n    if hasattr(a, 'shape'):\n        return getattr(np, 'add')(a, b)\n    return a + b"},
@@ -136,6 +139,8 @@ ATTACKS = {  # what the student did -> (cells, test cells given 0, words of the 
                              ALL, "allow_pickle"),
     "an IPython hook in an exploration cell": (
         {"extra": "get_ipython().events.register('pre_run_cell', lambda info: None)"}, ALL, "get_ipython()"),
+    "a cell magic whose code delegates": ({"extra": "%%capture\nglobals()['x'] = 1"}, ALL, "`globals()`"),
+    "a line magic whose code delegates": ({"extra": "%time globals()['x'] = 1"}, ALL, "`globals()`"),
     "the student's own module": ({"extra": "import my_helpers_not_installed"}, ALL, "not an installed library"),
     "a string annotation evaluated later": (
         {"add": "def add(a: \"__import__('sklearn')\", b):\n    return a + b"}, ADD_TESTS, "sklearn"),

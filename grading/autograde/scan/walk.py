@@ -15,13 +15,16 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import re
 
 from grading.autograde.scan.rule import DYNAMIC_ATTRIBUTES, DYNAMIC_BUILTINS
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 # IPython magics that cannot run or load code: %matplotlib inline, %time, ...
-SAFE_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "pprint", "who", "whos", "config", "pwd",
-                         "pdoc", "pinfo", "pinfo2", "psearch", "page", "xmode", "colors", "magic", "lsmagic"})
+SAFE_MAGICS = frozenset({"matplotlib", "precision", "pprint", "who", "whos", "config", "pwd",
+                         "pdoc", "pinfo", "pinfo2", "psearch", "page", "xmode", "colors", "magic", "lsmagic",
+                         "autoreload"})
+CODE_MAGICS = frozenset({"time", "timeit", "capture"})  # they run the code they are given: it is read
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
 
@@ -246,18 +249,36 @@ class _Walker:
             if self._dynamic_call(func.id, node, frames):
                 self.visit_many([*node.args, *(k.value for k in node.keywords)], frames)
                 return
-        if self._safe_magic(node):
+        if self._safe_magic(node, frames):
             return
         self.visit(func, frames)
         self.visit_many([*node.args, *(k.value for k in node.keywords)], frames)
 
-    @staticmethod
-    def _safe_magic(node) -> bool:
+    def _safe_magic(self, node, frames) -> bool:
+        """``%matplotlib inline``, ``%load_ext autoreload``, ``%%time`` (whose code is read as code)..."""
         func = node.func
-        return (isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "magic")
+        if not (isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "magic", "run_cell_magic")
                 and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
-                and func.value.func.id == "get_ipython" and node.args
-                and (_literal_str(node.args[0]) or "x").split(" ")[0] in SAFE_MAGICS)
+                and func.value.func.id == "get_ipython" and node.args):
+            return False
+        words = [_literal_str(arg) for arg in node.args]
+        name = (words[0] or "").split(" ")[0]
+        if func.attr == "run_cell_magic":
+            if name not in CODE_MAGICS or len(words) < 3 or words[2] is None:
+                return False
+            try:
+                self.visit(ast.parse(words[2]), frames)
+            except SyntaxError:
+                pass
+            return True
+        if name in CODE_MAGICS and len(words) > 1:  # %time and %timeit run the rest of the line
+            code = re.sub(r"^(\s*-[A-Za-z]+(\s+\d+)?)*", "", words[1] or "").strip()
+            try:
+                self.visit(ast.parse(code), frames)
+            except SyntaxError:
+                self.dynamic(f"`%{name}` of code the grader cannot parse")
+            return True
+        return name in SAFE_MAGICS or (name == "load_ext" and len(words) > 1 and words[1] == "autoreload")
 
     def _dynamic_call(self, name, node, frames) -> bool:
         """Handle a call of a builtin that may run code; True when it was handled."""
