@@ -57,6 +57,7 @@ class Preparer:
         self.recorder = recorder  # records the notebooks that get no task
         self.matplotlib_cache = None
         self._sources = {}
+        self._orders = {}
         self._data_files = {}
 
     def prepare(self, job: SubmissionJob, scratch_root: Path):
@@ -151,8 +152,11 @@ class Preparer:
 
     def _source_order(self, assignment, notebook_id) -> list:
         """The grade_ids of the source notebook (from source/, never a submission), in order."""
-        path = self.course.source_dir(assignment) / f"{notebook_id}.ipynb"
-        return source_order(nbformat.read(str(path), as_version=4)) if path.is_file() else []
+        if (assignment, notebook_id) not in self._orders:
+            path = self.course.source_dir(assignment) / f"{notebook_id}.ipynb"
+            self._orders[assignment, notebook_id] = \
+                source_order(nbformat.read(str(path), as_version=4)) if path.is_file() else []
+        return self._orders[assignment, notebook_id]
 
     def _source_cells(self, assignment, notebook_id) -> list:
         """The gradebook's source cells of a notebook (what the scan trusts), cached."""

@@ -172,6 +172,9 @@ def exercise_libraries(notebook, where: str) -> dict:
     return checked
 
 
+_EXERCISES = {}
+
+
 def library_rule(course, assignment, student=None, notebook_id=None) -> LibraryRule:
     """The rule for one notebook of ``assignment``: the course's settings, the source notebook's per-exercise
     lists, and the overrules recorded for ``student``."""
@@ -184,8 +187,12 @@ def library_rule(course, assignment, student=None, notebook_id=None) -> LibraryR
     for path in course.source_notebooks(assignment):
         if notebook_id is not None and path.stem != notebook_id:
             continue
-        exercises.update(exercise_libraries(nbformat.read(str(path), as_version=4),
-                                            str(path.relative_to(course.root))))
+        info = path.stat()
+        key = (str(path), info.st_mtime_ns, info.st_size)
+        if key not in _EXERCISES:  # read once per source notebook, not once per submission
+            _EXERCISES[key] = exercise_libraries(nbformat.read(str(path), as_version=4),
+                                                 str(path.relative_to(course.root)))
+        exercises.update(_EXERCISES[key])
     overruled = {}
     if student is not None:
         overruled = {o.function: o.reason for o in overrules.read_overrules(course)

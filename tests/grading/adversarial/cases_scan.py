@@ -92,6 +92,10 @@ _RESTATED = {
        for key in ("input_transformer", "ast_transformer", "pre_run_cell_result", "replaces_run_cell", "settrace",
                    "custom_exc", "payload_module")},
     **{key: {"status": "flagged", "reason": RULE} for key in ("replaces_bridge", "replaces_raw_input")},
+    # blank answers and an exec of code read or fetched at run time (which the sandbox stops): flagged
+    # (the rule's finding comes first), and the reason still says what the sandbox stopped
+    **{key: {"status": "flagged", "reason": adv.CASES[key].reason + RULE}
+       for key in ("reads_solutions", "reads_classmate", "network")},
 }
 CASES.update({key: dataclasses.replace(adv.CASES[key], **change) for key, change in _RESTATED.items()})
 
