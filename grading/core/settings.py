@@ -51,7 +51,8 @@ class Nbg(Configurable):
     allowed_libraries = List(Unicode(), default_value=[
         "numpy", "scipy", "pandas", "math", "cmath", "statistics", "collections", "itertools", "functools",
         "operator", "re", "string", "unicodedata", "typing", "dataclasses", "fractions", "decimal", "heapq",
-        "bisect", "numbers", "warnings", "copy", "nbkit"], help=(
+        "bisect", "numbers", "warnings", "copy", "nbkit", "sys.stdout", "sys.stderr", "sys.float_info",
+        "sys.maxsize"], help=(
         "modules (and dotted attribute paths) graded functions may use; anything else in a graded function "
         "gets its tests 0 points (c.Nbg.allowed_libraries.append('sklearn.metrics') adds one)")).tag(config=True)
     forbidden_libraries = List(Unicode(), default_value=[], help=(

@@ -90,6 +90,8 @@ HONEST = {
     "IPython magics that run no hidden code": {
         "extra": "%load_ext autoreload\n%autoreload 2\n%time x = np.ones(3)\n%timeit -n 2 np.ones(3)",
         "end": "%%time\ny = np.zeros(2)"},
+    "a debugging note on stderr": {"add": "import sys\ndef add(a, b):\n    print('adding', file=sys.stderr)\n"
+                                          "    return a + b if sys.float_info.max > a else 0"},
     "sklearn after the last test": {"end": "from sklearn.naive_bayes import MultinomialNB\nprint(MultinomialNB())"},
     "hasattr and getattr with a literal name": {
         "add": "def add(a, b):\n    if hasattr(a, 'shape'):\n        return getattr(np, 'add')(a, b)\n    return a + b"},
@@ -162,6 +164,13 @@ def test_each_attack_gives_its_functions_tests_zero(case):
 def test_a_construct_after_the_last_test_changes_nothing():
     assert scan(end="exec(open('x.py').read())").library == []
     assert set(scan(extra="exec(open('x.py').read())").zero_tests) == ALL
+
+
+def test_the_settings_default_is_the_rules_default():
+    from grading.autograde.scan.rule import DEFAULT_ALLOWED
+    from grading.core.settings import Nbg
+
+    assert tuple(Nbg().allowed_libraries) == DEFAULT_ALLOWED and Nbg().forbidden_libraries == []
 
 
 def test_exercise_lists_and_course_settings(tmp_path):

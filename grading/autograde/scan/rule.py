@@ -32,6 +32,8 @@ DEFAULT_ALLOWED = (
     "numpy", "scipy", "pandas", "math", "cmath", "statistics", "collections", "itertools", "functools",
     "operator", "re", "string", "unicodedata", "typing", "dataclasses", "fractions", "decimal", "heapq",
     "bisect", "numbers", "warnings", "copy", "nbkit",
+    # printing a note (to stderr too) and the float's limits are not computing with a library
+    "sys.stdout", "sys.stderr", "sys.float_info", "sys.maxsize",
 )
 # Modules and paths that load or reach code the grader cannot read: findings whatever the allow-list says.
 DYNAMIC_PATHS = (
