@@ -96,6 +96,9 @@ class NotebookCode:
                         self.touches.setdefault(name, []).append((index, label, stmt))
         self._uses = {}
 
+    def _only_imported(self, name) -> bool:
+        return all(isinstance(stmt, (ast.Import, ast.ImportFrom)) for _, _, stmt in self.bindings[name])
+
     def uses(self, stmt):
         if id(stmt) not in self._uses:
             self._uses[id(stmt)] = (stmt, uses(stmt, self.aliases, self.shadowed))
@@ -141,7 +144,8 @@ class NotebookCode:
                         found.append((label, "library", f"imports {module}, outside the allowed libraries{via}"))
                 for words, _ in used.dynamic:
                     found.append((label, "dynamic", f"uses {words}, code the grader cannot read{via}"))
-                queue.extend(sorted(g for g in used.globals if g in self.bindings and g not in seen))
+                queue.extend(sorted(g for g in used.globals if g in self.bindings and g not in seen
+                                    and not self._only_imported(g)))  # an import's uses are checked where used
         return list(dict.fromkeys(found))
 
 
