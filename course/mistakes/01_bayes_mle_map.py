@@ -3,8 +3,26 @@
 ASSIGNMENT = "01_bayes_mle_map"
 
 
+# The hidden cells of each function (issue 21): the core computation, the edge cases its task names,
+# and the input kinds it promises; the visible cell checks the lectures' numbers and gives no points.
+_HIDDEN = {
+    "posterior": ("core", "edges", "inputs"),
+    "map_hypothesis": ("core", "inputs"),
+    "ml_hypothesis": ("core", "inputs"),
+    "bernoulli_mle": ("core", "edges", "inputs"),
+    "beta_posterior": ("core", "inputs"),
+    "beta_map": ("core", "inputs"),
+    "beta_posterior_mean": ("core", "edges", "inputs"),
+    "m_estimate": ("core", "edges", "inputs"),
+    "beta_credible_interval": ("core", "edges", "inputs"),
+    "categorical_mle": ("core", "edges", "inputs"),
+    "dirichlet_posterior_mean": ("core", "edges", "inputs"),
+    "dirichlet_map": ("core", "edges", "inputs"),
+}
+
+
 def _tests(name):
-    return [f"test_{name}_visible", f"test_{name}_hidden"]
+    return [f"test_{name}_visible"] + [f"test_{name}_{part}" for part in _HIDDEN[name]]
 
 
 CASES = {
@@ -654,3 +672,171 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+
+
+# Mistakes of the edge cases and of the input kinds (issue 21), with the cells a mutant that misses only
+# them must still pass in full ("keeps": its core computation is right).
+_ARRAYS_ONLY = ("Your function works on NumPy arrays only: it fails when {what}. The task promises {promise} "
+                "({section}); convert the arguments with np.asarray before computing.")
+_MORE = {
+    "posterior": {
+        "epsilon_added": ('''import numpy as np
+
+
+def posterior(prior, likelihood):
+    scores = np.asarray(prior, dtype=float) * np.asarray(likelihood, dtype=float) + 1e-12  # "avoid 0 / 0"
+    return scores / scores.sum()''',
+            "Your posterior adds a small constant to the scores; with tiny likelihoods (1e-200) the constant "
+            "swamps them and the posterior becomes nearly uniform, and a hypothesis with likelihood 0 gets a "
+            "positive posterior (Section 1)."),
+        "lists_not_accepted": ('''def posterior(prior, likelihood):
+    scores = prior * likelihood
+    return scores / scores.sum()''',
+            _ARRAYS_ONLY.format(what="the prior and likelihood are lists or tuples",
+                                promise="array-likes", section="Exercise 1.1")),
+    },
+    "map_hypothesis": {
+        "lists_not_accepted": ('''import numpy as np
+
+
+def map_hypothesis(prior, likelihood):
+    return int(np.argmax(prior * likelihood))''',
+            _ARRAYS_ONLY.format(what="the prior and likelihood are lists", promise="array-likes",
+                                section="Exercise 1.2")),
+    },
+    "ml_hypothesis": {
+        "lists_not_accepted": ('''def ml_hypothesis(likelihood):
+    return int(likelihood.argmax())''',
+            _ARRAYS_ONLY.format(what="the likelihood is a list or a tuple", promise="array-likes",
+                                section="Exercise 1.2")),
+    },
+    "bernoulli_mle": {
+        "clipped_away_from_0_and_1": ('''import numpy as np
+
+
+def bernoulli_mle(k, n):
+    return np.clip(np.asarray(k, dtype=float) / np.asarray(n, dtype=float), 1e-6, 1 - 1e-6)''',
+            "Your estimate is kept away from 0 and 1; the MLE after no heads is exactly 0 and after all heads "
+            "exactly 1 (that overfitting is the point of Section 2, and what the priors fix)."),
+        "assumes_arrays": ('''def bernoulli_mle(k, n):
+    return k.astype(float) / n''',
+            _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.1")),
+    },
+    "beta_posterior": {
+        "assumes_arrays": ('''def beta_posterior(k, n, a, b):
+    heads = k.astype(float)
+    return a + heads, b + n - heads''',
+            _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.2")),
+    },
+    "beta_map": {
+        "assumes_arrays": ('''def beta_map(k, n, a, b):
+    return (k.astype(float) + a - 1) / (n + a + b - 2)''',
+            _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.2")),
+    },
+    "beta_posterior_mean": {
+        "no_tosses_gives_one_half": ('''import numpy as np
+
+
+def beta_posterior_mean(k, n, a, b):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (k + a) / (n + a + b), 0.5)''',
+            "Your mean is 1/2 when there are no tosses; with no data the posterior is the prior Beta(a, b), "
+            "whose mean is a / (a + b) (Section 2)."),
+        "assumes_arrays": ('''def beta_posterior_mean(k, n, a, b):
+    return (k.astype(float) + a) / (n + a + b)''',
+            _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.2")),
+    },
+    "m_estimate": {
+        "no_trials_gives_0": ('''import numpy as np
+
+
+def m_estimate(n_c, n, p, m):
+    n_c, n = np.asarray(n_c, dtype=float), np.asarray(n, dtype=float)
+    return np.where(n > 0, (n_c + m * p) / (n + m), 0.0)''',
+            "Your m-estimate is 0 when there are no trials; with n = 0 only the m virtual trials remain, so "
+            "the estimate is the prior rate p (Section 2, the m-estimate)."),
+        "assumes_arrays": ('''def m_estimate(n_c, n, p, m):
+    return (n_c.astype(float) + m * p) / (n + m)''',
+            _ARRAYS_ONLY.format(what="n_c and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.3")),
+    },
+    "beta_credible_interval": {
+        "assumes_arrays": ('''from scipy import stats
+
+
+def beta_credible_interval(k, n, a, b, level=0.95):
+    k = k.astype(float)
+    tail = (1 - level) / 2
+    return stats.beta.ppf(tail, a + k, b + n - k), stats.beta.ppf(1 - tail, a + k, b + n - k)''',
+            _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
+                                section="Exercise 2.4")),
+    },
+    "categorical_mle": {
+        "assumes_2d": ('''import numpy as np
+
+
+def categorical_mle(counts):
+    counts = np.asarray(counts, dtype=float)
+    return counts / counts.sum(axis=1, keepdims=True)''',
+            "Your function sums along axis 1, which exists only for a 2-D table; the categories are on the "
+            "last axis, so a 1-D array of counts (one variable) must work too (Section 3)."),
+        "lists_not_accepted": ('''def categorical_mle(counts):
+    return counts / counts.sum(axis=-1, keepdims=True)''',
+            _ARRAYS_ONLY.format(what="the counts are a nested list", promise="an array or a nested list",
+                                section="Exercise 3.1")),
+    },
+    "dirichlet_posterior_mean": {
+        "lists_not_accepted": ('''def dirichlet_posterior_mean(counts, alpha):
+    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * alpha)''',
+            _ARRAYS_ONLY.format(what="the counts are a nested list", promise="an array or a nested list",
+                                section="Exercise 3.1")),
+    },
+    "dirichlet_map": {
+        "assumes_2d": ('''import numpy as np
+
+
+def dirichlet_map(counts, alpha):
+    counts = np.asarray(counts, dtype=float)
+    return (counts + alpha - 1) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * (alpha - 1))''',
+            "Your function uses axis 1, which exists only for a 2-D table; the categories are on the last "
+            "axis, so a 1-D array of counts must work too (Section 3)."),
+        "lists_not_accepted": ('''def dirichlet_map(counts, alpha):
+    return (counts + alpha - 1) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1] * (alpha - 1))''',
+            _ARRAYS_ONLY.format(what="the counts are a nested list", promise="an array or a nested list",
+                                section="Exercise 3.1")),
+    },
+}
+for _function, _mistakes in _MORE.items():
+    for _name, (_source, _words) in _mistakes.items():
+        CASES[_function]["mutants"][_name] = _source
+        CASES[_function]["explanations"][_name] = _words
+_KEEPS = {
+    "posterior": {"epsilon_added": ["test_posterior_core", "test_posterior_inputs"],
+                  "lists_not_accepted": ["test_posterior_core", "test_posterior_edges"]},
+    "map_hypothesis": {"lists_not_accepted": ["test_map_hypothesis_core"]},
+    "ml_hypothesis": {"lists_not_accepted": ["test_ml_hypothesis_core"]},
+    "bernoulli_mle": {"clipped_away_from_0_and_1": ["test_bernoulli_mle_core"],
+                      "assumes_arrays": ["test_bernoulli_mle_core", "test_bernoulli_mle_edges"]},
+    "beta_posterior": {"assumes_arrays": ["test_beta_posterior_core"]},
+    "beta_map": {"assumes_arrays": ["test_beta_map_core"]},
+    "beta_posterior_mean": {"no_tosses_gives_one_half": ["test_beta_posterior_mean_core"],
+                            "assumes_arrays": ["test_beta_posterior_mean_core", "test_beta_posterior_mean_edges"]},
+    "m_estimate": {"no_trials_gives_0": ["test_m_estimate_core"],
+                   "assumes_arrays": ["test_m_estimate_core", "test_m_estimate_edges"]},
+    "beta_credible_interval": {"level_fixed_at_95": ["test_beta_credible_interval_core"],
+                               "assumes_arrays": ["test_beta_credible_interval_core",
+                                                  "test_beta_credible_interval_edges"]},
+    "categorical_mle": {"assumes_2d": ["test_categorical_mle_core"],
+                        "lists_not_accepted": ["test_categorical_mle_core", "test_categorical_mle_edges"]},
+    "dirichlet_posterior_mean": {"alpha_0_not_mle": ["test_dirichlet_posterior_mean_core"],
+                                 "lists_not_accepted": ["test_dirichlet_posterior_mean_core"]},
+    "dirichlet_map": {"assumes_2d": ["test_dirichlet_map_core"],
+                      "lists_not_accepted": ["test_dirichlet_map_core", "test_dirichlet_map_edges"]},
+}
+for _function, _keeps in _KEEPS.items():
+    CASES[_function]["keeps"] = _keeps

@@ -3,8 +3,18 @@
 ASSIGNMENT = "02_categorical_nb"
 
 
+# The hidden cells of each function (issue 21): the core computation, the edge cases its task names,
+# and the input kinds it promises; the visible cell checks the lectures' numbers and gives no points.
+_HIDDEN = {
+    "class_log_prior": ("core", "edges", "inputs"),
+    "categorical_feature_log_prob": ("core", "edges", "inputs"),
+    "categorical_jll": ("core", "edges", "inputs"),
+    "log_normalize": ("core", "edges", "inputs"),
+}
+
+
 def _tests(name):
-    return [f"test_{name}_visible", f"test_{name}_hidden"]
+    return [f"test_{name}_visible"] + [f"test_{name}_{part}" for part in _HIDDEN[name]]
 
 
 _CLASS_LOG_PRIOR_MUTANT = '''import numpy as np
@@ -367,3 +377,68 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+
+
+# Mistakes of the edge cases and of the input kinds (issue 21), with the cells a mutant that misses only
+# them must still pass in full ("keeps": its core computation is right).
+_LISTS = ("Your function works on NumPy arrays only: given {what} it {fails}. The task promises array-likes "
+          "({section}); convert the arguments with np.asarray before computing.")
+_MORE = {
+    "class_log_prior": {
+        "list_labels_not_converted": (_prior_mutant().replace("    y = np.asarray(y)\n", ""),
+            _LISTS.format(what="labels as a Python list", fails="compares the whole list with each class, "
+                          "finds no sample and returns -inf for every class", section="Exercise 3.1")),
+    },
+    "categorical_feature_log_prob": {
+        "k_from_distinct_values": (_flp().replace(
+            "n_values = X.max(axis=0) + 1",
+            "n_values = np.array([len(np.unique(X[:, j])) for j in range(n_features)])"),
+            "Your K_j counts the distinct codes that occur in feature j; when a code is skipped (codes 0, 2, 3, "
+            "4 but no 1) the feature still has K_j = largest code + 1 values, and each needs its pseudo-count "
+            "(Section 4)."),
+        "list_labels_not_converted": (_flp().replace("    y = np.asarray(y)\n", ""),
+            _LISTS.format(what="labels as a Python list", fails="compares the whole list with each class and "
+                          "counts no sample in any class", section="Exercise 4.1")),
+    },
+    "categorical_jll": {
+        "lists_not_accepted": (_JLL.format(term="log_prob[:, X[:, j]].T",
+                                           result="jll + np.asarray(class_log_prior, dtype=float)"),
+            _LISTS.format(what="the tables of feature_log_prob as nested lists", fails="fails",
+                          section="Exercise 5.1")),
+    },
+    "log_normalize": {
+        "lists_not_accepted": ('''import numpy as np
+
+
+def log_normalize(jll):
+    row_max = jll.max(axis=1, keepdims=True)
+    return jll - (row_max + np.log(np.exp(jll - row_max).sum(axis=1, keepdims=True)))''',
+            _LISTS.format(what="jll as a nested list", fails="fails", section="Exercise 5.2")),
+    },
+}
+for _function, _mistakes in _MORE.items():
+    for _name, (_source, _words) in _mistakes.items():
+        CASES[_function]["mutants"][_name] = _source
+        CASES[_function]["explanations"][_name] = _words
+CASES["class_log_prior"]["keeps"] = {
+    "absent_class_dropped": ["test_class_log_prior_core", "test_class_log_prior_inputs"],
+    "rounds_sample_weight": ["test_class_log_prior_core"],
+    "list_labels_not_converted": ["test_class_log_prior_core", "test_class_log_prior_edges"],
+}
+CASES["categorical_feature_log_prob"]["keeps"] = {
+    name: ["test_categorical_feature_log_prob_core"]
+    for name in ("ignores_n_categories", "alpha_0_clipped", "single_class_squeezed", "rows_from_y_absent_class_dropped",
+                 "ignores_sample_weight", "rounds_sample_weight", "k_from_distinct_values", "list_labels_not_converted")
+}
+CASES["categorical_jll"]["keeps"] = {
+    "minus_inf_made_finite": ["test_categorical_jll_core", "test_categorical_jll_inputs"],
+    "probability_space": ["test_categorical_jll_core", "test_categorical_jll_inputs"],
+    "lists_not_accepted": ["test_categorical_jll_core", "test_categorical_jll_edges"],
+}
+CASES["log_normalize"]["keeps"] = {
+    "no_shift": ["test_log_normalize_core", "test_log_normalize_inputs"],
+    "one_shift_for_all_rows": ["test_log_normalize_core", "test_log_normalize_inputs"],
+    "probability_space_then_log": ["test_log_normalize_core", "test_log_normalize_inputs"],
+    "minus_inf_made_finite": ["test_log_normalize_core", "test_log_normalize_inputs"],
+    "lists_not_accepted": ["test_log_normalize_core", "test_log_normalize_edges"],
+}

@@ -7,8 +7,19 @@ they have no cases here. ``count_vectors`` uses the given ``tokenize``.
 ASSIGNMENT = "03_multinomial_nb"
 
 
+# The hidden cells of each function (issue 21): the core computation, the edge cases its task names,
+# and the input kinds it promises; the visible cell checks the lectures' numbers and gives no points.
+_HIDDEN = {
+    "count_vectors": ("core", "edges", "inputs"),
+    "multinomial_feature_log_prob": ("core", "edges", "inputs"),
+    "multinomial_jll": ("core", "edges", "inputs"),
+    "confusion_matrix": ("core", "edges", "inputs"),
+    "mutual_information": ("core", "edges", "inputs"),
+}
+
+
 def _tests(name):
-    return [f"test_{name}_visible", f"test_{name}_hidden"]
+    return [f"test_{name}_visible"] + [f"test_{name}_{part}" for part in _HIDDEN[name]]
 
 
 _COUNT = '''import numpy as np
@@ -598,3 +609,137 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+
+
+# Mistakes of the text, the edge cases and the input kinds (issue 21), a correct variant with another
+# acceptable output type, and the cells a mutant that misses only them must still pass in full ("keeps").
+_LISTS = ("Your function works on NumPy arrays only: given {what} it {fails}. The task promises array-likes "
+          "({section}); convert the arguments with np.asarray before computing.")
+CASES["count_vectors"]["correct"]["integer_counts"] = '''import numpy as np
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    rows, cols = [], []
+    for row, doc in enumerate(docs):
+        for token in (tokenize(doc) if isinstance(doc, str) else doc):
+            if token in vocabulary:
+                rows.append(row)
+                cols.append(vocabulary[token])
+    counts = np.ones(len(rows), dtype=np.int64)
+    return sp.csr_matrix((counts, (rows, cols)), shape=(len(docs), len(vocabulary)), dtype=np.int64)'''
+CASES["confusion_matrix"]["correct"]["bincount_int32"] = '''import numpy as np
+
+
+def confusion_matrix(y_true, y_pred, classes):
+    index = {label: i for i, label in enumerate(np.asarray(classes).tolist())}
+    k = len(index)
+    codes = [index[t] * k + index[p] for t, p in zip(np.asarray(y_true).tolist(), np.asarray(y_pred).tolist())]
+    return np.bincount(np.asarray(codes, dtype=int), minlength=k * k).reshape(k, k).astype(np.int32)'''
+_MORE = {
+    "count_vectors": {
+        "substring_count": ('''import numpy as np
+import scipy.sparse as sp
+
+
+def count_vectors(docs, vocabulary):
+    X = np.zeros((len(docs), len(vocabulary)))
+    for i, doc in enumerate(docs):
+        for word, j in vocabulary.items():
+            X[i, j] = doc.lower().count(word) if isinstance(doc, str) else list(doc).count(word)
+    return sp.csr_matrix(X)''',
+            "Your counts search each vocabulary word inside the raw text, so 'win' is also found inside "
+            "'winner' and 'twin'; count the tokens that tokenize returns instead (Section 1, the tokenizer)."),
+        "split_not_tokenize": (_count(tokens="doc.split() if isinstance(doc, str) else doc"),
+            "Your function splits strings at spaces instead of calling tokenize, so 'Win' (a capital) and "
+            "'now.' (punctuation) do not match the vocabulary words 'win' and 'now' (Section 1, the tokenizer)."),
+        "retokenises_token_lists": (_count(tokens="tokenize(doc if isinstance(doc, str) else ' '.join(doc))"),
+            "Your function tokenizes token lists again, which splits a given token such as 'e-mail' into "
+            "'e' and 'mail'; a document that is already a list of tokens is used as it is (Exercise 1.1)."),
+        "returns_dense": (_count().replace(".tocsr()", ".toarray()"),
+            "Your function returns a dense NumPy array; the task asks for a scipy.sparse CSR matrix, which "
+            "stores only the non-zero counts (Section 1)."),
+    },
+    "multinomial_feature_log_prob": {
+        "list_labels_not_converted": (_flp().replace("    y = np.asarray(y)\n", ""),
+            _LISTS.format(what="labels as a Python list", fails="compares the whole list with each class and "
+                          "counts no word in any class", section="Exercise 2.1")),
+    },
+    "multinomial_jll": {
+        "lists_not_accepted": ('''import numpy as np
+
+
+def multinomial_jll(X, class_log_prior, feature_log_prob):
+    log_theta = feature_log_prob.copy()
+    impossible_word = np.isneginf(log_theta)
+    log_theta[impossible_word] = 0.0
+    jll = np.asarray(X @ log_theta.T, dtype=float) + np.asarray(class_log_prior, dtype=float)
+    jll[np.asarray(X @ impossible_word.T.astype(float), dtype=float) > 0] = -np.inf
+    return jll''',
+            _LISTS.format(what="feature_log_prob as a nested list", fails="fails", section="Exercise 3.1")),
+    },
+    "confusion_matrix": {
+        "lists_not_accepted": ('''import numpy as np
+
+
+def confusion_matrix(y_true, y_pred, classes):
+    truth = (y_true[:, None] == classes[None, :]).astype(int)
+    guess = (y_pred[:, None] == classes[None, :]).astype(int)
+    return truth.T @ guess''',
+            _LISTS.format(what="labels as Python lists", fails="fails", section="Exercise 5.1")),
+    },
+    "mutual_information": {
+        "list_labels_not_converted": ('''import numpy as np
+
+
+def mutual_information(X, y, classes):
+    present = X > 0
+    n = present.shape[0]
+    n_u1 = np.asarray(present.sum(axis=0), dtype=float).ravel()
+    total = np.zeros(present.shape[1])
+    for c in classes:
+        n_c = float(np.sum(y == c))
+        if n_c == 0:
+            continue
+        n_c1 = np.asarray(present[y == c].sum(axis=0), dtype=float).ravel()
+        for n_cu, n_u in [(n_c1, n_u1), (n_c - n_c1, n - n_u1)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total += np.where(n_cu > 0, n_cu / n * np.log(n * n_cu / (n_c * n_u)), 0.0)
+    return total''',
+            _LISTS.format(what="labels as a Python list", fails="finds no document of any class and returns 0 "
+                          "for every word", section="Exercise 6.1")),
+    },
+}
+for _function, _mistakes in _MORE.items():
+    for _name, (_source, _words) in _mistakes.items():
+        CASES[_function]["mutants"][_name] = _source
+        CASES[_function]["explanations"][_name] = _words
+CASES["count_vectors"]["keeps"] = {
+    "alphabetical_position_not_vocabulary_index": ["test_count_vectors_core"],
+    "rows_from_data_empty_last_document_dropped": ["test_count_vectors_core", "test_count_vectors_inputs"],
+    **{name: ["test_count_vectors_core", "test_count_vectors_edges"]
+       for name in ("substring_count", "split_not_tokenize", "retokenises_token_lists", "returns_dense")},
+}
+CASES["multinomial_feature_log_prob"]["keeps"] = {
+    "alpha_0_clipped": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_inputs"],
+    "single_class_squeezed": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_inputs"],
+    "rows_from_y_absent_class_dropped": ["test_multinomial_feature_log_prob_core",
+                                         "test_multinomial_feature_log_prob_inputs"],
+    "ignores_sample_weight": ["test_multinomial_feature_log_prob_core"],
+    "dense_only": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_edges"],
+    "list_labels_not_converted": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_edges"],
+}
+CASES["multinomial_jll"]["keeps"] = {
+    "probability_space": ["test_multinomial_jll_core", "test_multinomial_jll_inputs"],
+    "zero_times_minus_inf_nan": ["test_multinomial_jll_core", "test_multinomial_jll_inputs"],
+    "dense_only": ["test_multinomial_jll_core", "test_multinomial_jll_edges"],
+    "lists_not_accepted": ["test_multinomial_jll_core", "test_multinomial_jll_edges"],
+}
+CASES["confusion_matrix"]["keeps"] = {
+    "shape_from_labels": ["test_confusion_matrix_core", "test_confusion_matrix_inputs"],
+    "lists_not_accepted": ["test_confusion_matrix_core", "test_confusion_matrix_edges"],
+}
+CASES["mutual_information"]["keeps"] = {
+    "dense_only": ["test_mutual_information_core", "test_mutual_information_edges"],
+    "list_labels_not_converted": ["test_mutual_information_core", "test_mutual_information_edges"],
+}

@@ -31,6 +31,7 @@ import pytest
 from grading.autograde import autograde
 from grading.core.course import Course
 from grading.release import build_release
+from tests.mutation.hardcoded import hardcoded_answer, record_visible_calls
 
 pytestmark = pytest.mark.slow
 
@@ -41,9 +42,15 @@ MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 def load_cases() -> dict:
-    """assignment -> CASES, for every case file present."""
+    """assignment -> CASES, for every case file present (or those named, comma-separated, in
+    ``NBG_MUTATION_ONLY``: a quicker run while working on some notebooks; CI runs them all)."""
+    import os
+
+    only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
     found = {}
     for path in sorted(CASES_DIR.glob("[0-9]*.py")):
+        if only and path.stem not in only:
+            continue
         spec = importlib.util.spec_from_file_location(f"mutation_cases_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -148,8 +155,13 @@ CASES = load_cases()
 
 
 def test_every_graded_function_of_every_notebook_has_cases():
+    import os
+
+    only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
     for path in sorted((COURSE / "source").glob("*/*.ipynb")):
         assignment = path.parent.name
+        if only and assignment not in only:
+            continue  # NBG_MUTATION_ONLY: the case files of the others are not loaded
         assert assignment in CASES, f"no course/mistakes/{assignment}.py"
         graded = set(solution_cells(nbformat.read(path, as_version=4)))
         assert graded == set(CASES[assignment]), (assignment, graded ^ set(CASES[assignment]))
@@ -174,6 +186,7 @@ def graded(tmp_path_factory):
     for assignment, cases in CASES.items():
         source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
         plans[assignment] = plan(cases, source)
+        plans[assignment][HARDCODED] = hardcoded_plan(cases, source)
         for student, (replacements, _) in plans[assignment].items():
             folder = course.submitted_dir(student, assignment)
             folder.mkdir(parents=True)
@@ -188,13 +201,30 @@ def graded(tmp_path_factory):
                 scores[(student, assignment)] = {
                     g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
     diagnoses = {}  # (student, assignment) -> {test cell: [function/mistake, ...]}
+    failed = {}  # (student, assignment) -> grade_ids of the cells with an error output
     for assignment, students in plans.items():
         for student in students:
             graded_nb = nbformat.read(course.autograded_dir(student, assignment) / f"{assignment}.ipynb", as_version=4)
             diagnoses[(student, assignment)] = {
                 cell.metadata.get("nbgrader", {}).get("grade_id"): list(cell.metadata["nbg_diagnosis"])
                 for cell in graded_nb.cells if cell.metadata.get("nbg_diagnosis")}
-    return plans, scores, statuses, diagnoses
+            failed[(student, assignment)] = {
+                cell.metadata.get("nbgrader", {}).get("grade_id") for cell in graded_nb.cells
+                if any(output.get("output_type") == "error" for output in cell.get("outputs", []))}
+    return plans, scores, statuses, diagnoses, failed
+
+
+HARDCODED = "hardcoded"  # the student who hard-codes what the notebook shows (tests/mutation/hardcoded.py)
+
+
+def hardcoded_plan(cases: dict, source_notebook):
+    """Every graded function replaced by a table of the visible tests' calls and results."""
+    where = solution_cells(source_notebook)
+    calls = record_visible_calls(submission(source_notebook, {}), list(cases))
+    replacements = {}
+    for function in cases:
+        replacements.setdefault(where[function], {})[function] = hardcoded_answer(function, calls[function])
+    return replacements, {function: HARDCODED for function in cases}
 
 
 def _cases_params():
@@ -203,7 +233,7 @@ def _cases_params():
 
 @pytest.mark.parametrize("assignment", sorted(CASES))
 def test_correct_variants_get_full_marks(graded, assignment):
-    plans, scores, statuses, _ = graded
+    plans, scores, statuses, _, _ = graded
     for student in [s for s in plans[assignment] if s.startswith("correct-")]:
         lost = {cell: score for cell, score in scores[(student, assignment)].items() if score[0] != score[1]}
         assert not lost, (assignment, student, lost, statuses[(student, assignment)])
@@ -211,7 +241,7 @@ def test_correct_variants_get_full_marks(graded, assignment):
 
 @pytest.mark.parametrize("assignment, function", _cases_params())
 def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, function):
-    plans, scores, _, _ = graded
+    plans, scores, _, _, _ = graded
     cases = CASES[assignment]
     own = set(cases[function]["tests"])
     for student, (_, what) in plans[assignment].items():
@@ -227,7 +257,50 @@ def test_each_mutant_loses_points_on_its_own_tests_only(graded, assignment, func
                               f"(mutants there: {what})")
 
 
-def diagnosis_figures(plans, scores, diagnoses) -> dict:
+@pytest.mark.parametrize("assignment, function", _cases_params())
+def test_a_mutant_that_misses_an_edge_case_keeps_the_core_points(graded, assignment, function):
+    """Partial credit: a case's ``keeps`` maps a mutant to the test cells it must still pass in
+    full (its function's core computation is right; only an edge case or an input kind is
+    missed), so one missed secondary check never costs the whole function."""
+    plans, scores, _, _, _ = graded
+    keeps = CASES[assignment][function].get("keeps", {})
+    assert set(keeps) <= set(CASES[assignment][function]["mutants"]), f"{function}: keeps names unknown mutants"
+    for student, (_, what) in plans[assignment].items():
+        if student.startswith("mutant-") and what.get(function) in keeps:
+            cells = scores[(student, assignment)]
+            for cell in keeps[what[function]]:
+                assert cells[cell][0] == cells[cell][1] > 0, (
+                    f"{assignment}.{function}: mutant {what[function]!r} should keep the points of {cell}, "
+                    f"got {cells[cell]}")
+
+
+def test_every_function_with_several_hidden_cells_has_a_mutant_that_keeps_points():
+    for assignment, cases in CASES.items():
+        for function, case in cases.items():
+            hidden = [cell for cell in case["tests"] if not cell.endswith("_visible")]
+            if len(hidden) > 1:
+                assert case.get("keeps"), f"{assignment}.{function}: no mutant shows partial credit (keeps)"
+
+
+@pytest.mark.parametrize("assignment", sorted(CASES))
+def test_hard_coding_what_the_notebook_shows_earns_nothing(graded, assignment):
+    """The acceptance test of "no points for hard-coding": the submission whose every graded
+    function returns the visible tests' results from a table gets 0 on every test cell that
+    carries points, while its visible tests pass (so the table really holds the worked numbers)."""
+    plans, scores, statuses, _, failed = graded
+    cells = scores[(HARDCODED, assignment)]
+    earned = {cell: score for cell, score in cells.items() if score[1] > 0 and score[0] > 0}
+    assert not earned, f"{assignment}: hard-coded answers earn points on {earned}"
+    own = {cell for case in CASES[assignment].values() for cell in case["tests"]}
+    assert all(cells[cell][0] == 0 for cell in own if cell in cells), assignment
+    visible = {cell for cell in cells if cell.endswith("_visible")}
+    assert visible, f"{assignment}: no visible test cells (named test_<function>_visible)"
+    assert not visible & failed[(HARDCODED, assignment)], (
+        f"{assignment}: the hard-coded answers fail visible tests {sorted(visible & failed[(HARDCODED, assignment)])}: "
+        "the table does not reproduce what the notebook shows", statuses[(HARDCODED, assignment)])
+
+
+def diagnosis_figures(plans, scores, diagnoses, failed) -> dict:
     """How the judge's diagnosis did on the whole suite: per mutant, what its function's failed
     cells were diagnosed as; correct variants diagnosed; diagnoses on passed cells."""
     figures = {"exact": [], "within_set": [], "missed": [], "wrong": [], "set_sizes": [],
@@ -235,9 +308,12 @@ def diagnosis_figures(plans, scores, diagnoses) -> dict:
     for assignment, students in plans.items():
         for student, (_, what) in students.items():
             found = diagnoses[(student, assignment)]
-            cells = scores[(student, assignment)]
+            # whether a cell passed is read from its outputs: a 0-point cell (a visible test)
+            # scores 0 of 0 either way
             figures["on_passed_cells"] += [(assignment, student, cell) for cell in found
-                                           if cell in cells and cells[cell][0] == cells[cell][1]]
+                                           if cell not in failed[(student, assignment)]]
+            if student == HARDCODED:
+                continue
             if student.startswith("correct-"):
                 figures["correct_diagnosed"] += [(assignment, student, found)] if found else []
                 continue
@@ -256,8 +332,8 @@ def diagnosis_figures(plans, scores, diagnoses) -> dict:
 def test_diagnosis_names_every_mutant_and_no_correct_variant(graded):
     """Every catalogued mistake is diagnosed as itself (alone or within a named set), no
     correct variant and no passed cell gets a diagnosis; the figures are printed."""
-    plans, scores, _, diagnoses = graded
-    figures = diagnosis_figures(plans, scores, diagnoses)
+    plans, scores, _, diagnoses, failed = graded
+    figures = diagnosis_figures(plans, scores, diagnoses, failed)
     total = sum(len(figures[k]) for k in ("exact", "within_set", "missed", "wrong"))
     sizes = figures["set_sizes"]
     print(f"\ndiagnosis of {total} mutants: {len(figures['exact'])} exactly, {len(figures['within_set'])} "

@@ -85,6 +85,8 @@ def test_test_cells_are_locked_and_have_points(path):
     for cell in tests:
         meta = nbgrader_meta(cell)
         assert meta.get("locked"), f"{meta['grade_id']}: a test cell must be locked (read-only)"
+        if meta["grade_id"].endswith("_visible") and float(meta.get("points", 0)) == 0:
+            continue  # issue 21: a visible test (the lectures' numbers) may give no points
         assert float(meta.get("points", 0)) > 0, f"{meta['grade_id']}: a test cell needs points"
 
 
