@@ -3,7 +3,7 @@
 Fixture notebooks are built here (one setup cell, two answers and their tests); the course's own
 notebooks, with the instructor's solutions and with every correct variant of the catalogue of known
 mistakes (``course/mistakes``, through the mutation suite's ``submission()``/``plan()``), must give no
-finding at all. Runtime: about 20 s (every notebook is parsed, none is run).
+finding at all. Runtime: about 30 s on a loaded machine (every notebook is parsed, none is run).
 """
 
 from __future__ import annotations
