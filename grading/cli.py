@@ -43,6 +43,7 @@ SUBCOMMANDS = {
     "feedback": ("grading.commands.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
     "export": ("grading.commands.export", "write grades as CSV for an LMS and per test cell"),
     "report": ("grading.commands.report", "write an HTML report with plots of how the class did"),
+    "overrule": ("grading.commands.overrule", "overrule (or --undo) a finding of the rule on ready-made libraries for one student's graded function"),
     "status": ("grading.commands.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
     "demo": ("grading.commands.demo", "run the whole pipeline on a generated demo class"),
 }

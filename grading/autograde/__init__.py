@@ -22,8 +22,11 @@ unless ``sandboxed=False`` (``--unsafe-no-sandbox``), which every record of
 the grading log then shows. Before execution the grading process also
 refuses symbolic links in a submission, drops submitted files that would
 shadow a module the tests import (``numpy.py``), and scans the answers
-(:mod:`grading.autograde.scan`); after nbgrader has scored a notebook, the test cells
-the student deleted are set to 0 (the scan's findings are flagged for review).
+(:mod:`grading.autograde.scan`), and puts test cells the student moved back in the source
+notebook's order; after nbgrader has scored a notebook, the test cells the student deleted are set
+to 0, and so are the test cells of a graded function that breaks the rule on ready-made libraries
+(unless the instructor overruled it: ``nbg overrule``); the scan's other findings are flagged for
+review.
 
 The stages, one module each: :mod:`~grading.autograde.jobs` (select),
 :mod:`~grading.autograde.prepare`, :mod:`grading.execution.runners` (run, in

@@ -115,3 +115,44 @@ def shadowing_files(folder) -> list[str]:
         if module and module.isidentifier() and _module_exists(module):
             found.append(name)
     return found
+
+
+def source_order(source_notebook) -> list:
+    """The grade_ids of a source notebook's cells, in order."""
+    return [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in source_notebook.cells
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")]
+
+
+def moved_cells(notebook, order) -> list:
+    """The instructor's and answer cells (by grade_id) whose place among each other differs from the
+    source notebook's ``order``: those outside the longest run the two orders share."""
+    import difflib
+
+    known = set(order)
+    submitted = [g for g in grade_ids(notebook) if g in known]
+    expected = [g for g in order if g in set(submitted)]
+    if submitted == expected:
+        return []
+    matcher = difflib.SequenceMatcher(a=submitted, b=expected, autojunk=False)
+    kept = {g for block in matcher.get_matching_blocks() for g in submitted[block.a:block.a + block.size]}
+    return [g for g in submitted if g not in kept]
+
+
+def restore_order(notebook, order) -> None:
+    """Put the cells with a source grade_id back in the source notebook's order; each other cell
+    (the student's own) stays right after the cell it followed in the submission, a moved cell excepted."""
+    position = {g: i for i, g in enumerate(order)}
+    moved = set(moved_cells(notebook, order))
+    groups, leading = {}, []
+    current = None
+    for cell in notebook.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in position and grade_id not in groups:
+            groups[grade_id] = [cell]
+            if grade_id not in moved:
+                current = grade_id
+        elif current is None:
+            leading.append(cell)
+        else:
+            groups[current].append(cell)
+    notebook.cells = leading + [cell for g in sorted(groups, key=position.get) for cell in groups[g]]

@@ -20,12 +20,15 @@ import nbformat
 from grading.autograde.checks import (
     deleted_cells,
     edited_tests,
+    moved_cells,
     notebook_problem,
+    restore_order,
     shadowing_files,
+    source_order,
     symlinked_folder,
 )
 from grading.autograde.jobs import SubmissionJob
-from grading.autograde.scan import ScanResult, scan_notebook
+from grading.autograde.scan import ScanResult, library_rule, scan_notebook
 from grading.core import mistakes
 from grading.core.cells import read_notebook
 from grading.core.errors import NbgError
@@ -36,10 +39,10 @@ JUDGE_FILES_BYTES = 50 * 2**20
 MAX_SUBMISSION_BYTES = 200 * 2**20  # a submission's folder, copied once per notebook
 
 
-def scan_answers(notebook, source_cells) -> ScanResult:
+def scan_answers(notebook, source_cells, rule=None) -> ScanResult:
     """The answer scan; an answer too deeply nested to parse is itself a finding to review."""
     try:
-        return scan_notebook(notebook, source_cells)
+        return scan_notebook(notebook, source_cells, rule)
     except (RecursionError, MemoryError, ValueError) as error:
         result = ScanResult()
         result.flagged_tests = {"(all)": f"the answers could not be scanned ({type(error).__name__})"}
@@ -54,6 +57,7 @@ class Preparer:
         self.recorder = recorder  # records the notebooks that get no task
         self.matplotlib_cache = None
         self._sources = {}
+        self._orders = {}
         self._data_files = {}
 
     def prepare(self, job: SubmissionJob, scratch_root: Path):
@@ -92,6 +96,10 @@ class Preparer:
                 yield notebook_id, None
                 continue
             source_cells = self._source_cells(job.assignment, notebook_id)
+            order = self._source_order(job.assignment, notebook_id)
+            moved = moved_cells(notebook, order)
+            if moved:  # test cells are graded where the instructor put them
+                restore_order(notebook, order)
             # Short and free of the student's id: the kernel's sockets live in it (107-byte limit).
             scratch = Path(tempfile.mkdtemp(prefix="s", dir=scratch_root))
             shutil.copytree(job.staging, scratch, dirs_exist_ok=True)
@@ -106,8 +114,9 @@ class Preparer:
             for cell in notebook.cells:  # hostile Unicode (lone surrogates) cannot travel to a kernel
                 if isinstance(cell.get("source"), str):
                     cell.source = clean_text(cell.source)
-            job.notes[notebook_id] = (scan_answers(notebook, source_cells), ignored,
-                                      deleted_cells(notebook, source_cells), edited_tests(raw, source_cells))
+            rule = library_rule(self.course, job.assignment, job.student, notebook_id)
+            job.notes[notebook_id] = (scan_answers(notebook, source_cells, rule), ignored,
+                                      deleted_cells(notebook, source_cells), edited_tests(raw, source_cells), moved)
             job.waiting.add(notebook_id)
             yield notebook_id, {
                 "notebook_json": nbformat.writes(notebook),
@@ -140,6 +149,14 @@ class Preparer:
                     mistakes.judge_catalogue(mistakes.load_cases(catalogue), notebook)).encode()
             self._data_files[assignment] = files
         return self._data_files[assignment]
+
+    def _source_order(self, assignment, notebook_id) -> list:
+        """The grade_ids of the source notebook (from source/, never a submission), in order."""
+        if (assignment, notebook_id) not in self._orders:
+            path = self.course.source_dir(assignment) / f"{notebook_id}.ipynb"
+            self._orders[assignment, notebook_id] = \
+                source_order(nbformat.read(str(path), as_version=4)) if path.is_file() else []
+        return self._orders[assignment, notebook_id]
 
     def _source_cells(self, assignment, notebook_id) -> list:
         """The gradebook's source cells of a notebook (what the scan trusts), cached."""

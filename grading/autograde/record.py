@@ -81,6 +81,7 @@ class Recorder:
                                             f"nbgrader could not score it ({describe_error(error)}); it counts 0 "
                                             "until the next run grades it again", result.seconds))
                 continue
+            _annotate(notebook, job.notes.get(notebook_id))
             state.write_atomic(job.staging / f"{notebook_id}.ipynb", nbformat.writes(notebook))
             status, reason = self._apply_notes(job, notebook_id, result)
             record = self.record(job, notebook_id, status, reason, result.seconds)
@@ -103,9 +104,11 @@ class Recorder:
 
     def _apply_notes(self, job, notebook_id, result):
         """Zero the deleted test cells; the record's status and reason."""
-        scan, ignored, deleted, edited = job.notes.get(notebook_id, (ScanResult(), [], {}, []))
-        if deleted.get("tests"):  # deleted test cells get 0; the scan only flags
+        scan, ignored, deleted, edited, moved = job.notes.get(notebook_id, (ScanResult(), [], {}, [], []))
+        if deleted.get("tests"):  # deleted test cells get 0
             self.steps.zero_cells(job.student, job.assignment, notebook_id, deleted["tests"])
+        if scan.zero_tests:  # the rule on ready-made libraries; the scan's other findings only flag
+            self.steps.zero_cells(job.student, job.assignment, notebook_id, sorted(scan.zero_tests))
         reasons = [result.reason] if result.reason else []
         if result.graded_alone:
             reasons.append(result.graded_alone)
@@ -118,9 +121,14 @@ class Recorder:
             reasons.append(f"the answer cell(s) {', '.join(deleted['answers'])} were deleted from the notebook")
         if edited:
             reasons.append(f"the test cell(s) {', '.join(edited)} were edited; the original tests were used")
+        if moved:
+            reasons.append(f"the cell(s) {', '.join(moved)} were moved; they were graded in the source "
+                           "notebook's order")
+        if scan.overruled_note():
+            reasons.append(scan.overruled_note())
         reasons += ignored + result.incidents
         status = result.status
-        if status == Status.OK and (scan.flagged or deleted or edited):
+        if status == Status.OK and (scan.flagged or deleted or edited or moved):
             status = Status.FLAGGED
         elif status == Status.OK and (ignored or result.incidents):
             status = Status.BLOCKED
@@ -137,3 +145,12 @@ class Recorder:
             reason=reason, seconds=round(seconds, 3), sandbox=self.sandbox.name, sandboxed=self.sandbox.confined, score=score,
             max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=now(),
         )
+
+
+def _annotate(notebook, notes):
+    """The library rule's findings in the autograded notebook's metadata (``nbg_library``), which the
+    feedback page and the report read; written by the grading process, never taken from a submission."""
+    notebook.metadata.pop("nbg_library", None)
+    scan = notes[0] if notes else None
+    if scan is not None and scan.library:
+        notebook.metadata["nbg_library"] = scan.library

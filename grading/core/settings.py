@@ -10,7 +10,7 @@ lists every option with its help text. For example::
 
 from __future__ import annotations
 
-from traitlets import Float, Integer, TraitError, Unicode
+from traitlets import Float, Integer, List, TraitError, Unicode
 from traitlets.config import Configurable
 
 from grading.core.errors import NbgError
@@ -45,6 +45,19 @@ class Nbg(Configurable):
     def limits(self) -> dict:
         """The sandbox limits set here, as keyword arguments of ``Limits``."""
         return {name: getattr(self, name) for name in self.LIMITS}
+
+    # The rule on ready-made libraries (grading.autograde.scan.rule); per exercise, the source notebook's
+    # metadata["nbg"]["libraries"] adds its own "allow" and "forbid" lists.
+    allowed_libraries = List(Unicode(), default_value=[
+        "numpy", "scipy", "pandas", "math", "cmath", "statistics", "collections", "itertools", "functools",
+        "operator", "re", "string", "unicodedata", "typing", "dataclasses", "fractions", "decimal", "heapq",
+        "bisect", "numbers", "warnings", "copy", "nbkit", "sys.stdout", "sys.stderr", "sys.float_info",
+        "sys.maxsize"], help=(
+        "modules (and dotted attribute paths) graded functions may use; anything else in a graded function "
+        "gets its tests 0 points (c.Nbg.allowed_libraries.append('sklearn.metrics') adds one)")).tag(config=True)
+    forbidden_libraries = List(Unicode(), default_value=[], help=(
+        "modules or dotted names no graded function may use, even under an allowed module "
+        "(e.g. 'scipy.special.softmax')")).tag(config=True)
 
 
 def read_settings(config) -> Nbg:

@@ -258,6 +258,41 @@ class GradingNotice(Preprocessor):
         return nb, resources
 
 
+class LibraryNotice(Preprocessor):
+    """Say, at the top of the feedback, what the rule on ready-made libraries found in the student's
+    graded functions (``nbg_library`` in the autograded notebook's metadata, written by the grading
+    process), the rule itself, and that the instructor can overrule a finding (or did)."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        entries = nb.metadata.get("nbg_library") or []
+        if entries:
+            nb.cells.insert(0, new_markdown_cell(library_notice(entries)))
+        return nb, resources
+
+
+def library_notice(entries) -> str:
+    """The feedback's words for the library rule's findings (markdown, every value escaped)."""
+    from html import escape
+
+    from grading.core.overrules import RULE_TEXT
+
+    rule = escape(RULE_TEXT).replace("__import__", "`__import__`")
+    lines = ["**The rule on ready-made libraries.** " + rule, ""]
+    for entry in entries:
+        function, tests = escape(str(entry.get("function"))), escape(", ".join(map(str, entry.get("tests", []))))
+        found = "; ".join(f"{escape(str(f.get('what')))} ({escape(str(f.get('cell')))})"
+                          for f in entry.get("findings", []))
+        if entry.get("overruled"):
+            lines.append(f"- `{function}`: the grader found that it {found}. Your instructor overruled this finding "
+                         f"({escape(str(entry['overruled']))}), so its tests ({tests}) count as graded.")
+        else:
+            lines.append(f"- `{function}`: the grader found that it {found}. So its test cells ({tests}) get "
+                         "0 points. If you think this is wrong, ask your instructor, who can overrule the finding.")
+    return "\n".join(lines)
+
+
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)(?<!\\)\$")
 MATHJAX_CDN = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"]*">\s*</script>')
@@ -301,7 +336,7 @@ def feedback_preprocessors() -> list:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
-    return [GetGrades, HideHiddenTests, GradingNotice, MathWithoutNetwork, CSSHTMLHeaderPreprocessor]
+    return [GetGrades, HideHiddenTests, LibraryNotice, GradingNotice, MathWithoutNetwork, CSSHTMLHeaderPreprocessor]
 
 
 def _feedback_config(course):

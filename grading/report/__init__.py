@@ -5,7 +5,8 @@ submissions that need the instructor's attention, with the reason; the
 notebooks graded again alone because they failed while others ran beside
 them (:mod:`grading.autograde`); the score table (student x assignment); each late penalty explained
 (:mod:`grading.grades.late`, recomputed first); pairs of similar answers for review
-(:mod:`grading.report.similarity`); the score distribution per assignment;
+(:mod:`grading.report.similarity`); the rule on ready-made libraries (:mod:`grading.report.library`:
+the graded functions given 0 points, a count per function, the instructor's overrules); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
 class's mistakes per graded function (:mod:`grading.report.mistakes`, also written to
 ``exports/mistakes.csv``); the item analysis of the test cells (:mod:`grading.report.items`); the
@@ -33,6 +34,7 @@ from grading.core.text import format_points
 from grading.grades.late import apply_late_policy, describe_policy
 from grading.grades.read import read_class_grades
 from grading.report.items import FLAG_BELOW, class_item_analysis
+from grading.report.library import library_section
 from grading.report.mistakes import class_mistakes, write_mistakes_csv
 from grading.report.plots import grading_time_plot, pass_rate_plot, score_distribution_plot
 from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs
@@ -160,6 +162,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         scores=_score_table(grades),
         late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},
         similarity={"threshold": threshold, "pairs": pairs},
+        library=library_section(course),
         pass_rates=[(a, g, f"{100 * r:.0f}%", n) for a, g, r, n in rates],
         mistakes=mistakes,
         flag_below=FLAG_BELOW,

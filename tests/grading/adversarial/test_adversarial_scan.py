@@ -66,19 +66,7 @@ def test_honest_answers_are_not_flagged(case):
     assert (result.flagged_tests, result.reason()) == ({}, "")
 
 
-CHEATS = {  # what the student did -> (answers, test cells that must get 0, words of the reason)
-    "imports the answer from nbcore": (
-        {"posterior": "from nbcore.estimation import posterior"}, {"test_posterior"}, "nbcore.estimation"),
-    "delegates through a helper": (
-        {"posterior": "import nbcore.estimation as ref\ndef _h(p, l):\n    return ref.posterior(p, l)\n"
-                      "def posterior(prior, likelihood):\n    return _h(prior, likelihood)"},
-        {"test_posterior"}, "`_h`"),
-    "uses sklearn.naive_bayes": (
-        {"add": "from sklearn import naive_bayes\ndef add(a, b):\n    return naive_bayes and a + b"},
-        {"test_add", "test_add_hidden"}, "sklearn.naive_bayes"),
-    "__import__ of nbcore": (
-        {"posterior": "def posterior(p, l):\n    return __import__('nbcore').estimation.posterior(p, l)"},
-        {"test_posterior"}, "nbcore"),
+CHEATS = {  # what the student did -> (answers, test cells flagged for review, words of the reason)
     "replaces numpy.testing.assert_allclose": (
         {"posterior": "import numpy.testing as npt\nnpt.assert_allclose = lambda *a, **k: None\n" + POSTERIOR},
         set(TESTS), "numpy.testing.assert_allclose"),
@@ -88,14 +76,16 @@ CHEATS = {  # what the student did -> (answers, test cells that must get 0, word
     "replaces builtins.isinstance": (
         {"add": "import builtins\nbuiltins.isinstance = lambda *a: True\n" + ADD},
         {"test_add", "test_add_hidden"}, "builtins.isinstance"),
-    "rebinds isinstance at top level": (
-        {"add": "isinstance = lambda *a: True\n" + ADD}, {"test_add_hidden"}, "rebinds `isinstance`"),
+    "rebinds np, which the tests look up, at top level": (
+        {"add": "np = None\n" + ADD}, {"test_add", "test_add_hidden"} & set(), "rebinds `np`"),
     "edits sys.modules": (
         {"posterior": "import sys\nsys.modules['numpy'] = None\n" + POSTERIOR}, set(TESTS), "sys.modules"),
     "returns an always-equal object": (
         {"add": "class Yes:\n    __eq__ = lambda self, other: True\ndef add(a, b):\n    return Yes()"},
         {"test_add", "test_add_hidden"}, "compares equal to anything"),
 }
+CHEATS["rebinds np, which the tests look up, at top level"] = (
+    {"add": "np = None\n" + ADD}, set(), "rebinds `np`")  # test_posterior runs before: nothing after uses np
 
 
 @pytest.mark.parametrize("case", sorted(CHEATS))
@@ -103,7 +93,50 @@ def test_cheats_flag_exactly_the_tests_they_touch(case):
     answers, flagged_tests, words = CHEATS[case]
     result = scan_notebook(notebook(**answers), SOURCE_CELLS)
     assert set(result.flagged_tests) == flagged_tests
-    assert words in result.reason() and "flagged for review" in result.reason()
+    if flagged_tests:
+        assert words in result.reason() and "flagged for review" in result.reason()
+
+
+def test_rebinding_a_looked_up_name_before_its_test_is_flagged():
+    result = scan_notebook(notebook(extra="np = None"), SOURCE_CELLS)
+    assert set(result.flagged_tests) == {"test_posterior"} and "rebinds `np`" in result.reason()
+    same = scan_notebook(notebook(extra="import numpy as np"), SOURCE_CELLS)  # the instructor's module again
+    assert same.flagged_tests == {}
+    other = scan_notebook(notebook(extra="import sklearn as np"), SOURCE_CELLS)
+    assert set(other.flagged_tests) == {"test_posterior"} and "imports sklearn as `np`" in other.reason()
+
+
+def test_builtins_are_not_the_students_to_protect():
+    """The judge takes builtins from its own builtins: rebinding isinstance in the kernel changes no test."""
+    result = scan_notebook(notebook(add="isinstance = lambda *a: True\n" + ADD), SOURCE_CELLS)
+    assert (result.flagged_tests, result.zero_tests) == ({}, {})
+
+
+LIBRARY = {  # what the student did -> (answers, test cells that get 0 points, words of the reason)
+    "imports the answer from nbcore": (
+        {"posterior": "from nbcore.estimation import posterior"}, {"test_posterior"}, "nbcore.estimation.posterior"),
+    "delegates through a helper": (
+        {"posterior": "import nbcore.estimation as ref\ndef _h(p, l):\n    return ref.posterior(p, l)\n"
+                      "def posterior(prior, likelihood):\n    return _h(prior, likelihood)"},
+        {"test_posterior"}, "(through `_h`)"),
+    "uses sklearn.naive_bayes": (
+        {"add": "from sklearn import naive_bayes\ndef add(a, b):\n    return naive_bayes and a + b"},
+        {"test_add", "test_add_hidden"}, "sklearn.naive_bayes"),
+    "__import__ of a literal nbcore": (
+        {"posterior": "def posterior(p, l):\n    return __import__('nbcore').estimation.posterior(p, l)"},
+        {"test_posterior"}, "uses nbcore"),
+    "__import__ of a computed name": (  # it could replace add too, whose tests run after it
+        {"posterior": "def posterior(p, l):\n    return __import__('nb' + 'core').estimation.posterior(p, l)"},
+        set(TESTS), "`__import__` of a name computed at run time"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LIBRARY))
+def test_the_library_rule_zeroes_exactly_the_functions_tests(case):
+    answers, zeroed, words = LIBRARY[case]
+    result = scan_notebook(notebook(**answers), SOURCE_CELLS)
+    assert set(result.zero_tests) == zeroed
+    assert words in result.reason() and "library rule" in result.reason()
 
 
 def test_an_edited_instructor_cell_is_scanned_like_a_student_cell():
@@ -174,6 +207,8 @@ def test_a_local_variable_named_like_the_tests_module_is_not_delegation():
                                                                                "grade": True, "locked": True}}),
     ])
     assert scan_notebook(nb, source).flagged_tests == {}
-    # The same name used as the module, in the answer, is still found.
-    nb.cells[1].source = "def posterior(prior, likelihood):\n    return reference.posterior(prior, likelihood)"
-    assert set(scan_notebook(nb, source).flagged_tests) == {"test_posterior"}
+    # The same name bound to the module by the student's own import is found (the test cell's own
+    # import is in the judge, not the kernel: without it the answer fails with a NameError).
+    nb.cells[1].source = ("from nbcore import estimation as reference\n"
+                          "def posterior(prior, likelihood):\n    return reference.posterior(prior, likelihood)")
+    assert set(scan_notebook(nb, source).zero_tests) == {"test_posterior"}

@@ -1,17 +1,17 @@
 """A static scan of a submitted notebook, run by the grading process before execution.
 
-It looks for three ways an answer can earn points it does not deserve, which
+It looks for ways an answer can earn points it does not deserve, which
 no sandbox stops because they happen inside the student's own kernel:
 
-*delegation*
-    a graded answer that imports ``nbcore`` or ``sklearn.naive_bayes`` (the
-    reference the hidden tests compare against) and uses it;
+*delegation* (the rule on ready-made libraries, below)
+    a graded answer that uses a library outside the allow-list (``nbcore``,
+    scikit-learn, ...) or loads code in a way the grader cannot read;
 *monkeypatching*
     code that changes what the tests rely on: assigning, ``setattr``-ing or
     deleting attributes of ``numpy`` (``numpy.testing`` included),
     ``builtins``, ``nbcore``, ``scipy`` or ``sklearn``; editing
-    ``sys.modules``; or rebinding, at the top level, a builtin or an
-    instructor-defined name that the tests use (``isinstance = ...``);
+    ``sys.modules``; or rebinding, at the top level, a name the tests look up in
+    the kernel (an instructor-defined tool such as ``check_array``);
 *always-equal objects*
     a class whose ``__eq__`` returns a constant true value (or ``__ne__`` a
     false one), so ``assert answer == expected`` passes for any answer.
@@ -21,7 +21,15 @@ cells the student added; the instructor's cells (restored from the gradebook
 before grading) are not. Merely using numpy, or importing a module under a
 common alias, is never a finding: only the patterns above are.
 
-Consequences: none for the score. The tests run in the judge, outside the
+The rule on ready-made libraries (:mod:`.rule`, :mod:`.library`) is the one finding
+with a consequence for the score: a graded function that uses a library outside
+the allow-list, or loads code the grader cannot read, gets 0 points on every test
+cell that looks it up (``ScanResult.zero_tests``), unless the instructor overruled
+it (``nbg overrule``). The names the tests look up in the kernel are computed with
+:mod:`symtable` (:func:`names_looked_up`): what a test cell binds itself, or takes from
+the judge's builtins, is not the student's to protect.
+
+Consequences of the other findings: none for the score. The tests run in the judge, outside the
 student's kernel (:mod:`grading.execution.judge_runtime`), so a monkeypatch or an always-equal
 object cannot change a verdict, and nbcore is not there to delegate to; the
 scan is a second signal that flags the notebook for review (status
@@ -35,8 +43,14 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import symtable
 
-FORBIDDEN_MODULES = ("nbcore", "sklearn.naive_bayes")
+from grading.autograde.scan.library import NotebookCode, library_findings
+from grading.autograde.scan.rule import RULE_TEXT, LibraryRule, library_rule
+
+__all__ = ["RULE_TEXT", "Finding", "LibraryRule", "ScanResult", "library_reason", "library_rule",
+           "parse_cell", "scan_notebook", "names_looked_up"]
+
 PROTECTED_MODULES = ("numpy", "builtins", "nbcore", "scipy", "sklearn")
 BUILTIN_NAMES = frozenset(dir(builtins)) - {"__name__", "__doc__", "_"}
 
@@ -58,19 +72,40 @@ class ScanResult:
 
     findings: list = dataclasses.field(default_factory=list)
     flagged_tests: dict = dataclasses.field(default_factory=dict)  # test grade_id -> why
+    library: list = dataclasses.field(default_factory=list)  # see scan.library.library_findings
+
+    @property
+    def zero_tests(self) -> dict:
+        """test grade_id -> graded function: the cells that get 0 points under the library rule."""
+        return {test: entry["function"] for entry in self.library if not entry["overruled"]
+                for test in entry["tests"]}
 
     @property
     def flagged(self) -> bool:
-        return bool(self.flagged_tests)
+        return bool(self.flagged_tests) or bool(self.zero_tests)
 
     def reason(self) -> str:
         """One sentence per finding, then the test cells to review."""
-        if not self.flagged_tests:
-            return ""
-        reasons = list(dict.fromkeys(self.flagged_tests.values()))  # unique, in order
-        cells = ", ".join(sorted(self.flagged_tests))
-        return ("flagged for review: the answer scan found " + "; ".join(reasons)
-                + f" (test cells concerned: {cells}; their scores are the judge's, unchanged)")
+        parts = [library_reason(entry) for entry in self.library if not entry["overruled"]]
+        if self.flagged_tests:
+            reasons = list(dict.fromkeys(self.flagged_tests.values()))  # unique, in order
+            cells = ", ".join(sorted(self.flagged_tests))
+            parts.append("flagged for review: the answer scan found " + "; ".join(reasons)
+                         + f" (test cells concerned: {cells}; their scores are the judge's, unchanged)")
+        return "; ".join(parts)
+
+    def overruled_note(self) -> str:
+        """What the instructor's overrules changed (for a record whose status stays ok)."""
+        return "; ".join(f"library rule: the finding on {e['function']} was overruled by the instructor "
+                         f"({e['overruled']})" for e in self.library if e["overruled"])
+
+
+def library_reason(entry) -> str:
+    """The grading log's words for one graded function's finding."""
+    first = entry["findings"][0]
+    more = f" (and {len(entry['findings']) - 1} more)" if len(entry["findings"]) > 1 else ""
+    return (f"library rule: {entry['function']} gets 0 points on {', '.join(entry['tests'])}: it {first['what']} "
+            f"in {first['cell']}{more} (the instructor can overrule this: nbg overrule)")
 
 
 def _nbgrader(cell) -> dict:
@@ -140,18 +175,6 @@ class _Aliases:
             return None
         return self.modules[head] + (f".{rest}" if rest else "")
 
-
-def _imported_modules(node):
-    """Modules an import statement or a literal ``__import__``/``import_module`` call names."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        return [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-        func = _dotted(node.func) or ""
-        if func in ("__import__", "importlib.import_module", "import_module") and isinstance(node.args[0].value, str):
-            return [node.args[0].value]
-    return []
 
 
 def _monkeypatches(tree, aliases):
@@ -256,44 +279,8 @@ def _names_used(node) -> set:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _local_names(node) -> set:
-    """Names a function binds itself (parameters, assignments), minus its ``global`` ones:
-    a local ``reference`` is not the tests' ``reference`` module."""
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        return set()
-    arguments = node.args
-    local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
-    local |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
-    declared_global = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            local.add(sub.id)
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            declared_global.update(sub.names)
-        elif isinstance(sub, (ast.Import, ast.ImportFrom)) and sub is not node:
-            local.update((a.asname or a.name).split(".")[0] for a in sub.names)
-    return local - declared_global
 
 
-def _root_name(node):
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _uses_forbidden(node, aliases) -> str | None:
-    local = _local_names(node)
-    for sub in ast.walk(node):
-        for module in _imported_modules(sub):
-            if _is_under(module, FORBIDDEN_MODULES):
-                return module
-        if isinstance(sub, (ast.Name, ast.Attribute)):
-            if _root_name(sub) in local:
-                continue
-            resolved = aliases.resolve(sub)
-            if resolved and _is_under(resolved, FORBIDDEN_MODULES):
-                return resolved
-    return None
 
 
 def _top_names(tree) -> set:
@@ -320,7 +307,32 @@ def _instructor_cells(source_cells) -> dict:
     }
 
 
-def scan_notebook(notebook, source_cells=()) -> ScanResult:
+def names_looked_up(source: str, bound_before=()) -> set:
+    """The names a test cell looks up in the student's kernel (:class:`StudentNamespace` of the
+    judge): read, at its top level or in its functions, without being bound by the cell itself
+    (or by an earlier test cell, whose names stay in the judge), builtins and dunder names excepted
+    (the judge takes those from its own builtins)."""
+    try:
+        table = symtable.symtable(source, "<test>", "exec")
+    except (SyntaxError, ValueError):
+        tree = parse_cell(source)
+        return set() if tree is None else _free_names(tree) - BUILTIN_NAMES - set(bound_before)
+    bound = {s.get_name() for s in table.get_symbols()
+             if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    stack = list(table.get_children())
+    while stack:
+        child = stack.pop()
+        stack.extend(child.get_children())
+        read |= {s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced()}
+        if child.get_type() == "class":  # a class body's unbound names are looked up globally too
+            read |= {s.get_name() for s in child.get_symbols()
+                     if s.is_referenced() and not (s.is_assigned() or s.is_imported() or s.is_local())}
+    return {name for name in read - bound - set(bound_before)
+            if name not in BUILTIN_NAMES and not name.startswith("__")}
+
+
+def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) -> ScanResult:
     """Scan a (sanitized) submitted notebook.
 
     Parameters
@@ -332,70 +344,92 @@ def scan_notebook(notebook, source_cells=()) -> ScanResult:
         ``locked``, ``grade``, ``solution``. A cell whose grade_id and source
         match a locked or test cell there is the instructor's and is not
         scanned.
+    rule : LibraryRule, optional
+        The rule on ready-made libraries for this notebook (default: the default allow-list).
 
     Returns
     -------
     ScanResult
     """
+    rule = rule or LibraryRule()
     instructor = _instructor_cells(source_cells)
+    tests = {c["name"]: c["source"] for c in source_cells if c.get("grade") and not c.get("solution")
+             and c.get("cell_type", "code") == "code"}  # nbgrader puts them back as they are in the source
     aliases = _Aliases()
-    test_cells, student_cells = [], []  # (index, grade_id, free names) / (index, label, tree)
-    setup_names = set()  # what the instructor's non-test cells define for the tests
+    test_cells, student_cells = [], []  # (index, grade_id, names looked up) / (index, label, tree)
+    setup_trees, solution_names, test_bound = [], set(), set()
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         meta = _nbgrader(cell)
-        tree = parse_cell(cell.source)
-        if meta.get("grade_id") in instructor and cell.source == instructor[meta["grade_id"]]:
+        if meta.get("grade_id") in tests:
+            cell = {"source": tests[meta["grade_id"]]}
+        tree = parse_cell(cell["source"])
+        if meta.get("grade_id") in instructor and cell["source"] == instructor[meta["grade_id"]]:
             if tree is None:
                 continue
             aliases.record_imports(tree)
             if meta.get("grade"):
-                test_cells.append((index, meta["grade_id"], _free_names(tree)))
+                test_cells.append((index, meta["grade_id"], names_looked_up(cell["source"], test_bound)))
+                test_bound |= _top_names(tree)
             else:
-                setup_names |= _top_names(tree)
+                setup_trees.append(tree)
         elif tree is not None:
             aliases.record_imports(tree)
             student_cells.append((index, _label(cell, index), tree))
-    # What the tests take from earlier cells and the student must not replace: builtins and
-    # what the instructor's cells define, but not the answers the student is asked to write.
+            if meta.get("solution"):
+                solution_names |= _top_names(tree)
+    # What the tests look up in the kernel and the student must not replace, minus the answers
+    # the student is asked to write.
     answers = set().union(set(), *(_top_names(parse_cell(c["source"]) or ast.Module(body=[], type_ignores=[]))
                                    for c in source_cells if c.get("solution")))
-    tools = (BUILTIN_NAMES | setup_names) - answers
-    tools &= set().union(set(), *(names for _, _, names in test_cells))
+    looked_up = set().union(set(), *(names for _, _, names in test_cells))
+    tools = looked_up - answers - solution_names
+    setup_modules = {}
+    for tree in setup_trees:
+        for name, path in _import_bindings(tree).items():
+            setup_modules[name] = path
 
     result = ScanResult()
-    definitions = {}  # answer name -> (cell index, label, AST node)
+    definitions = {}  # name -> (cell index, label, AST node)
     for index, label, tree in student_cells:
         definitions.update({name: (index, label, node) for name, node in _top_level_definitions(tree).items()})
         for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:  # `from nbcore.estimation import posterior`
-                    if _is_under(f"{node.module}.{alias.name}", FORBIDDEN_MODULES) or \
-                            _is_under(node.module, FORBIDDEN_MODULES):
-                        definitions[alias.asname or alias.name] = (index, label, node)
             for name in _bound_names(node):
                 if name in tools:
                     result.findings.append(Finding(index, label, "rebinding",
                                                    f"rebinds `{name}`, which the tests use", (name,)))
+            for name, path in _import_bindings(ast.Module(body=[node], type_ignores=[])).items():
+                if name in tools and setup_modules.get(name, path) != path:
+                    result.findings.append(Finding(index, label, "rebinding",
+                                                   f"imports {path} as `{name}`, which the tests use", (name,)))
         result.findings += [Finding(index, label, "monkeypatch", detail) for detail in _monkeypatches(tree, aliases)]
         result.findings += [Finding(index, label, "always_equal", f"class {name} compares equal to anything", (name,))
                             for name in _always_equal_classes(tree)]
-    result.findings += _delegating_answers(result.findings, definitions, aliases)
+    result.findings += _always_equal_answers(result.findings, definitions)
     _flag_tests(result, test_cells)
+    graded = answers | (solution_names & looked_up)
+    result.library = library_findings(NotebookCode(student_cells, setup_trees), graded, test_cells, rule)
     return result
 
 
-def _delegating_answers(findings, definitions, aliases) -> list:
-    """A finding per answer that delegates or returns always-equal objects, directly
-    or through a helper it uses."""
+def _import_bindings(tree) -> dict:
+    """name -> module path of a cell's top-level imports."""
+    bound = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _always_equal_answers(findings, definitions) -> list:
+    """A finding per function that returns always-equal objects through a helper it uses."""
     flagged = {name: f.detail for f in findings if f.kind == "always_equal" for name in f.names}
     new = []
-    for name, (index, label, node) in definitions.items():
-        module = _uses_forbidden(node, aliases)
-        if module and name not in flagged:
-            flagged[name] = f"`{name}` uses {module}"
-            new.append(Finding(index, label, "delegation", flagged[name], (name,)))
     changed = True
     while changed:
         changed = False
@@ -403,7 +437,7 @@ def _delegating_answers(findings, definitions, aliases) -> list:
             helpers = sorted(_names_used(node) & set(flagged) - {name})
             if name not in flagged and helpers:
                 flagged[name] = f"`{name}` uses `{helpers[0]}` ({flagged[helpers[0]]})"
-                new.append(Finding(index, label, "delegation", flagged[name], (name,)))
+                new.append(Finding(index, label, "always_equal", flagged[name], (name,)))
                 changed = True
     return new
 
@@ -421,4 +455,3 @@ def _flag_tests(result, test_cells):
             if applies:
                 result.flagged_tests[grade_id] = f"{finding.cell_label}: {finding.detail}"
                 break
-

@@ -1,0 +1,83 @@
+"""The instructor's overrules of the rule on ready-made libraries, ``<course>/overrules.csv``.
+
+One line per (assignment, student, graded function) whose finding the instructor
+overruled, with the reason and when (``nbg overrule``). The answer scan reads it
+(an overruled finding stays in the feedback and the report, but costs no point);
+the report lists it. It is the instructor's own decision, like ``extensions.csv``:
+back it up with the gradebook (``.nbg_state/`` can be rebuilt, this file cannot).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+from grading.core.errors import NbgError
+
+# The rule as the notebooks state it (the feedback quotes it).
+RULE_TEXT = (
+    "Graded functions compute with NumPy, SciPy, pandas and Python's standard library for maths and data "
+    "structures; an exercise names any other library it allows or forbids. A graded function that uses "
+    "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
+    "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
+    "checks your submitted code before running it, the feedback says what it found, and your instructor can "
+    "overrule the finding. Cells of your own that only explore may use anything."
+)
+FILENAME = "overrules.csv"
+COLUMNS = ("assignment", "student", "function", "reason", "recorded_at")
+
+
+@dataclasses.dataclass(frozen=True)
+class Overrule:
+    assignment: str
+    student: str
+    function: str
+    reason: str
+    recorded_at: str = ""
+
+    @property
+    def key(self) -> tuple:
+        return self.assignment, self.student, self.function
+
+
+def overrules_path(course) -> Path:
+    return Path(course.root) / FILENAME
+
+
+def read_overrules(course) -> list:
+    """Every overrule, oldest first; a missing file is none. A file whose header is not
+    :data:`COLUMNS` is an :class:`NbgError` saying what it must hold."""
+    path = overrules_path(course)
+    if not path.is_file():
+        return []
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    if not rows:
+        return []
+    if tuple(rows[0]) != COLUMNS:
+        raise NbgError(f"{path}: the first line must be {','.join(COLUMNS)} (written by `nbg overrule`), "
+                       f"got {','.join(rows[0])}")
+    found = []
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(row):
+            continue
+        if len(row) != len(COLUMNS):
+            raise NbgError(f"{path}, line {number}: expected {len(COLUMNS)} columns ({','.join(COLUMNS)})")
+        found.append(Overrule(*row))
+    return found
+
+
+def write_overrules(course, overrules) -> Path:
+    """Replace the file by ``overrules`` (written to a temporary file first, then renamed)."""
+    path = overrules_path(course)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for o in sorted(overrules, key=lambda o: o.key):
+        writer.writerow([o.assignment, o.student, o.function, o.reason, o.recorded_at])
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(buffer.getvalue(), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
