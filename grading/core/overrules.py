@@ -24,7 +24,9 @@ RULE_TEXT = (
     "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
     "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
     "checks your submitted code before running it, the feedback says what it found, and your instructor can "
-    "overrule the finding. Cells of your own that only explore may use anything."
+    "overrule the finding. Cells of your own that only explore may use any library, but code the grader "
+    "cannot read (`eval`, `exec`, `globals()`, ...) can replace any function while the notebook runs, so "
+    "anywhere in the notebook it counts against every graded function tested after it."
 )
 FILENAME = "overrules.csv"
 COLUMNS = ("assignment", "student", "function", "reason", "recorded_at")
