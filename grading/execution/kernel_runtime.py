@@ -57,11 +57,22 @@ def _install(plain, user_ns):
         except plain.PlainDataError as error:
             return {"kind": "unsupported", "type": str(error)}
 
+    def parameter_names(function):
+        try:
+            import inspect
+
+            return [str(name)[:60] for name in inspect.signature(function).parameters][:50]
+        except Exception:
+            return []
+
     def call(name, payload):
         try:
             request = plain.json.loads(payload)
             args = plain.decode(request["args"], callback=callback_stub)
             kwargs = plain.decode(request["kwargs"], callback=callback_stub)
+            # A second copy, as sent: an argument the function changes in place is reported.
+            sent_args = plain.decode(request["args"], callback=callback_stub)
+            sent_kwargs = plain.decode(request["kwargs"], callback=callback_stub)
             function = user_ns[name]
         except Exception as error:
             return {"ok": False, "ename": "BridgeError", "evalue": f"{type(error).__name__}: {error}"}
@@ -70,13 +81,15 @@ def _install(plain, user_ns):
         except BaseException as error:  # SystemExit, KeyboardInterrupt too: the judge reports them
             builtin = type(error).__module__ == "builtins"
             return {"ok": False, "ename": type(error).__name__, "evalue": str(error)[:4000], "builtin": builtin}
-        # Arrays and lists the function changed in place go back, so the judge's change too.
+        # The arguments it changed in place go back: the judge fails the test (its own copy never changes).
         after = {}
         for key, value in [*enumerate(args), *kwargs.items()]:
-            if type(value).__name__ in ("ndarray", "list", "dict"):
+            sent = sent_args[key] if isinstance(key, int) else sent_kwargs[key]
+            if type(value).__name__ in ("ndarray", "list", "dict") and not plain.same(sent, value):
                 after[str(key)] = value
         try:
-            return {"ok": True, "value": plain.encode(result), "after": plain.encode(after)}
+            return {"ok": True, "value": plain.encode(result), "after": plain.encode(after),
+                    "names": parameter_names(function) if after else []}
         except plain.PlainDataError as error:
             return {"ok": False, "ename": "NotPlainData", "evalue": str(error)}
         except Exception as error:
