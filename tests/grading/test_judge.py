@@ -23,6 +23,10 @@ def appends(items, table):
     items.append("added")
     table["new"] = 1
     return len(items)
+def copies(x):
+    x = x.copy()
+    x *= 2
+    return x
 def fails(x):
     raise ValueError(f"bad {x}")
 def custom_failure():
@@ -47,10 +51,15 @@ answer = 42
 '''
 
 TESTS = {
-    # arrays changed in place are copied back, so "changed its input" checks hold
-    "copy_back": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
-                 "print(r.tolist(), x.tolist(), answer)",
-    "list_copy_back": "docs = ['a b', 'c']\ntable = {}\nprint(appends(docs, table), docs, table)",
+    # an argument changed in place fails the test; the judge's own copy never changes
+    "in_place": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
+                "print(r.tolist(), x.tolist(), answer)",
+    "list_in_place": "docs = ['a b', 'c']\ntable = {}\nprint(appends(docs, table), docs, table)",
+    "kwarg_in_place": "docs = ['a b', 'c']\nappends(items=list(docs), table={'k': 0})",
+    # ... even when the test catches every exception, and computes its expected value afterwards
+    "in_place_caught": "import numpy as np\nx = np.arange(3.0)\ntry:\n    r = double_in_place(x)\n"
+                       "except Exception:\n    r = 2 * x\nassert np.allclose(r, 2 * x)\nprint(x.tolist())",
+    "unchanged_copy": "import numpy as np\nx = np.arange(3.0)\nprint(copies(x).tolist(), x.tolist())",
     # builtin exceptions keep their type (pytest.raises-style tests work)
     "builtin_exception": "try:\n    fails(3)\nexcept ValueError as error:\n    print('caught', error)",
     "uncaught": "fails(4)",
@@ -102,8 +111,12 @@ def test_status_is_ok(judged):
 
 
 @pytest.mark.parametrize("name, text, error", [
-    ("copy_back", "[0.0, 2.0, 4.0] [0.0, 2.0, 4.0] 42\n", None),
-    ("list_copy_back", "3 ['a b', 'c', 'added'] {'new': 1}\n", None),
+    ("in_place", "", ("Error", "double_in_place changed its argument x in place (the caller's array); "
+                              "compute on a copy")),
+    ("list_in_place", "", ("Error", "appends changed its argument items in place (the caller's list)")),
+    ("kwarg_in_place", "", ("Error", "appends changed its argument items in place (the caller's list)")),
+    ("in_place_caught", "[0.0, 1.0, 2.0]\n", ("Error", "double_in_place changed its argument x in place")),
+    ("unchanged_copy", "[0.0, 2.0, 4.0] [0.0, 1.0, 2.0]\n", None),
     ("builtin_exception", "caught bad 3\n", None),
     ("uncaught", "", ("ValueError", "bad 4")),
     ("custom_exception", "", ("Error", "custom_failure raised Oops: custom")),
