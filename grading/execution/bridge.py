@@ -20,8 +20,9 @@ from grading.execution import kernel_runtime as kernel_side
 from grading.execution import plain
 
 INTERRUPT_GRACE = 10  # seconds an interrupted call has to stop before its kernel is killed
-MAX_CALLBACKS = 10_000  # calls of the tests' functions per test cell
+MAX_CALLBACKS = 1_000  # calls of the tests' functions per test cell (no course test passes one)
 MAX_STRAY_PROMPTS = 1_000  # input() prompts of the notebook's own per test cell (each answered '')
+_PAST_TIME = "it ran past the time limit of the test cell that called it"
 _SERVE_ENDED = "the kernel stopped answering the grader (did the notebook replace input() or the grader's bridge?)"
 
 
@@ -49,7 +50,7 @@ def _message_size(msg) -> int:
         return 0
 
 
-def bridge_setup_code() -> str:
+def bridge_setup_code(max_answer_bytes: int) -> str:
     """The code that installs ``__nbg_bridge__`` in the student's kernel."""
     plain_source = Path(plain.__file__).read_text()
     side_source = Path(kernel_side.__file__).read_text()
@@ -60,7 +61,7 @@ def bridge_setup_code() -> str:
         f"    exec(compile({plain_source!r}, '<nbg-plain>', 'exec'), plain.__dict__)\n"
         "    side = types.ModuleType('_nbg_bridge')\n"
         f"    exec(compile({side_source!r}, '<nbg-bridge>', 'exec'), side.__dict__)\n"
-        "    side._install(plain, get_ipython().user_ns)\n"
+        f"    side._install(plain, get_ipython().user_ns, {int(max_answer_bytes)})\n"
         "__nbg_setup__()\n"
         "del __nbg_setup__\n"
     )
@@ -90,6 +91,8 @@ class KernelBridge:
         self.deadline = None  # monotonic time by which the current test cell must end
         self.broken = ""  # why the kernel can no longer answer, once it cannot
         self._serving = None  # msg_id of the running serve() execution
+        self._seq, self._pending = 0, None  # the number and text of the request the kernel answers next
+        self._interrupted = False
         self.start_cell(None)
 
     def start_cell(self, deadline):
@@ -106,7 +109,7 @@ class KernelBridge:
     def setup(self):
         from jupyter_core.utils import run_sync
 
-        msg_id = self.executor.kc.execute(bridge_setup_code(), silent=True, store_history=False)
+        msg_id = self.executor.kc.execute(bridge_setup_code(self.max_answer_bytes), silent=True, store_history=False)
         self._run(run_sync(self._until_done), msg_id, self.call_timeout)
 
     def describe(self, name: str) -> dict:
@@ -146,26 +149,31 @@ class KernelBridge:
     def _request(self, request: dict, on_callback=None) -> str:
         from jupyter_core.utils import run_sync
 
-        if self.broken:
-            raise CallFailed(self.broken)
+        if self.broken or self._abort:  # a cap exceeded earlier in this cell fails its later calls too
+            raise CallFailed(self.broken or self._abort)
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise CallFailed("it ran past the time limit of the test cell that called it")
         kc = self.executor.kc
         if self._serving is None:
             self._serving = kc.execute("__nbg_bridge__.serve()", silent=True, store_history=False, allow_stdin=True)
+            self._seq, self._pending = 0, None
             ready = self._run(run_sync(self._next_answer), self._serving, self._time_left(), None)
             if ready.replace(" ", "") != '{"ready":true}':
                 raise CallFailed("the kernel's answer was not readable")
-        kc.input(json.dumps(request))
-        return self._run(run_sync(self._next_answer), self._serving, self._time_left(), on_callback)
+        self._seq += 1
+        self._pending = json.dumps({**request, "seq": self._seq})
+        kc.input(self._pending)
+        self._interrupted = False
+        try:
+            return self._run(run_sync(self._next_answer), self._serving, self._time_left(), on_callback)
+        except CallFailed:
+            if self._interrupted:  # where the interrupt left the kernel is unknown: a fresh serve loop next time
+                self.end_cell()
+            raise
 
     def _run(self, function, *args):
         try:
             return function(*args)
-        except CallFailed as error:
-            if self._serving is not None and _SERVE_ENDED in str(error):
-                self._serving = None
-            raise
         except ValueError as error:  # a message failing verification: stop that kernel
             self.broken = f"a kernel message failed verification ({str(error)[:200]})"
             self.executor._kill_kernel()
@@ -217,8 +225,8 @@ class KernelBridge:
         for channel_socket in channels:
             poller.register(channel_socket, zmq.POLLIN)
         while not (replied and idle):
-            if self._abort and not interrupted:
-                deadline = 0.0  # a cap was exceeded: interrupt now
+            if self._abort and want_answer and not interrupted:
+                deadline = 0.0  # a cap was exceeded during a call: interrupt it now
             left = deadline - time.monotonic()
             if left <= 0:
                 if interrupted:  # it ignored the interrupt: its state is unknown, stop it
@@ -226,7 +234,7 @@ class KernelBridge:
                     self.broken = self._abort or (f"a call ran longer than {timeout:g} s and did not stop when "
                                                   "interrupted, so the grader stopped the kernel")
                     raise CallFailed(self.broken)
-                interrupted = True
+                interrupted = self._interrupted = True
                 try:
                     await executor.km.interrupt_kernel()
                 except Exception:
@@ -258,20 +266,33 @@ class KernelBridge:
                     if prompt.startswith(kernel_side.CALLBACK_PROMPT) and on_callback is not None:
                         kc.input(self._on_callback(prompt[len(kernel_side.CALLBACK_PROMPT):], on_callback))
                     elif want_answer and prompt.startswith(kernel_side.SERVE_PROMPT):
-                        if interrupted:
-                            raise CallFailed(self._abort or "it ran past the time limit of the test cell that called it")
-                        return self._answer(prompt[len(kernel_side.SERVE_PROMPT):])
+                        seq, _, body = prompt[len(kernel_side.SERVE_PROMPT):].partition("\x00")
+                        if seq == str(self._seq):
+                            if interrupted:
+                                raise CallFailed(self._abort or _PAST_TIME)
+                            return self._answer(body)
+                        if seq == str(self._seq - 1) and self._pending:  # a stray reply reached the loop
+                            kc.input(self._pending)
+                            self._stray(1)
+                        else:  # a forged prompt of the notebook's own: an empty reply
+                            self._stray(1)
+                            kc.input("")
                     else:  # a prompt of the notebook's own, or a stray one: an empty reply
-                        self.stray_prompts += 1
-                        if self.stray_prompts > MAX_STRAY_PROMPTS:
-                            self._refuse(f"the notebook asked for input more than {MAX_STRAY_PROMPTS} times "
-                                         "while a test cell called it")
+                        self._stray(1)
                         kc.input("")
                 elif stream == "shell":
                     replied = True
-        if want_answer:  # serve() ended without answering: input() or the bridge was replaced
-            raise CallFailed(f"{self._abort} ({_SERVE_ENDED})" if self._abort else _SERVE_ENDED)
+        if msg_id == self._serving:  # serve() ended: the next request starts it again
+            self._serving = None
+        if want_answer:  # ended without answering: interrupted, or input() or the bridge was replaced
+            raise CallFailed(self._abort or (_PAST_TIME if interrupted else _SERVE_ENDED))
         return None
+
+    def _stray(self, count):
+        self.stray_prompts += count
+        if self.stray_prompts > MAX_STRAY_PROMPTS:
+            self._refuse(f"the notebook asked for input more than {MAX_STRAY_PROMPTS} times while a test "
+                         "cell called it")
 
     def _answer(self, text) -> str:
         size = utf8_size(text)

@@ -348,7 +348,7 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
     """Run one test cell; its verdict, what it printed and, when it failed, the known mistakes
     its calls of the student's functions agree with (never a change of the verdict)."""
     stdout = io.StringIO()
-    passed, ename, evalue, error_seen = True, "", "", None
+    passed, ename, evalue = True, "", ""
     try:
         code = compile(source, f"<{name}>", "exec")
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()), \
@@ -360,7 +360,7 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
     except AuthoringError as error:  # the grader's failure: never a verdict
         return {"op": "grader_error", "reason": f"{name}: {error}"[:4000]}
     except BaseException as error:  # the test failed (AssertionError) or errored
-        passed, error_seen = False, error
+        passed = False
         ename, evalue = _failure(error)
         if not isinstance(error, (AssertionError, StudentError)):
             # Where in the test it happened helps the instructor; the source is not shown.
@@ -368,7 +368,7 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
             if frames:
                 evalue = f"{evalue} (test line {frames[-1].lineno})"
     failure = getattr(getattr(namespace, "_channel", None), "failure", "")
-    if failure and (passed or isinstance(error_seen, InPlaceChange)):
+    if failure:  # the root cause, whatever the test made of it
         passed, ename, evalue = False, "Error", failure
     verdict = {"op": "done", "passed": passed, "stdout": stdout.getvalue()[:1_000_000],
                "ename": ename, "evalue": evalue[:20_000]}

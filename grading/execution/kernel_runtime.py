@@ -17,7 +17,7 @@ SERVE_PROMPT = "\x00nbg-serve\x00"
 CALLBACK_PROMPT = "\x00nbg-callback\x00"
 
 
-def _install(plain, user_ns):
+def _install(plain, user_ns, max_answer_bytes=16 * 2**20):
     import builtins
     import sys
     import types
@@ -95,14 +95,31 @@ def _install(plain, user_ns):
         except Exception as error:
             return {"ok": False, "ename": "NotPlainData", "evalue": f"{type(error).__name__}: {error}"}
 
+    def sized(answer):
+        text = dumps(answer)
+        if len(text) > max_answer_bytes:  # the grader would refuse it: say why instead
+            text = dumps({"ok": False, "ename": "AnswerTooLarge",
+                          "evalue": f"its result is {len(text)} bytes as sent to the grader, more than the "
+                                    f"{max_answer_bytes} it accepts; return less data"})
+        return text
+
     def serve():
-        answer = {"ready": True}
+        # Each prompt carries the number of the request it answers (0: ready), so that a reply
+        # meant for a prompt of the notebook's own, read here, only makes this loop ask again.
+        answer, seq = {"ready": True}, 0
         while True:
             try:
-                request = plain.json.loads(builtins.input(SERVE_PROMPT + dumps(answer)))
-            except (ValueError, KeyboardInterrupt, EOFError):
+                text = builtins.input(f"{SERVE_PROMPT}{seq}\x00{sized(answer)}")
+            except (KeyboardInterrupt, EOFError):
                 return
-            op = request.get("op") if isinstance(request, dict) else None
+            try:
+                request = plain.json.loads(text)
+            except ValueError:
+                continue
+            if not isinstance(request, dict):
+                continue
+            op = request.get("op")
+            seq = request.get("seq") if type(request.get("seq")) is int else seq + 1
             if op == "describe":
                 answer = describe(str(request.get("name", "")))
             elif op == "call":
