@@ -3,10 +3,10 @@
 :class:`JudgeServer` is a sandboxed process (like a kernel's sandbox, but with
 ``nbcore``) that imports the tests' modules once; :class:`JudgeProcess` is one
 notebook's judge, forked from it into an empty folder of its own, whose
-requests this process relays; :class:`KernelBridge` answers them by running
-the student's functions in the student's kernel, through a serve loop whose
-answers come back as plain data (:mod:`grading.execution.plain`). This process only
-relays: it never trusts what the kernel sends beyond decoding it, and the
+requests this process relays; :class:`KernelBridge` (:mod:`grading.execution.bridge`)
+answers them by running the student's functions in the student's kernel. This
+process only relays: it counts what the kernel sends in bytes and passes its
+answers on as text, never decoding them into its own messages, and the
 verdict is the judge's.
 """
 

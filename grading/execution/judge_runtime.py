@@ -12,10 +12,15 @@ talks to the grader over its own socket in frames of JSON
 * while a cell runs, a name the cell does not define is looked up in the
   student's kernel (``{"op": "lookup"}``), and a call of a student's
   function (a :class:`StudentFunction`) is sent there as ``{"op": "call"}``
-  with its arguments as plain data (:mod:`grading.execution.plain`); the answer comes
-  back as plain data too, decoded without pickle;
+  with its arguments as plain data (:mod:`grading.execution.plain`); the kernel's
+  answer comes back as text inside the grader's reply (``{"op": "reply", "text"}``),
+  decoded here without pickle. The judge's arguments never change: an argument
+  the function changed in place (in the kernel) fails the test;
 * a callable the test passes to a student's function stays here: the
-  student's code calls it through the grader (``{"op": "callback"}``).
+  student's code calls it through the grader (``{"op": "callback"}``), until
+  the cell's time is up (an alarm here). A reference function (``nbcore``)
+  is never handed to the student's code: the test is refused
+  (``{"op": "grader_error"}``), the grader's failure.
 
 The expected values, the comparisons and the verdict never leave this process.
 """
@@ -53,10 +58,7 @@ class StudentError(Exception):
 
 class InPlaceChange(StudentError):
     """A student's function changed an argument in place (in the kernel; never the judge's copy).
-
-    It carries what the call returned and the arguments as the kernel left them, so that
-    the diagnosis can still name a mistake that overwrites its input.
-    """
+    It carries the result and the arguments as the kernel left them, for the diagnosis."""
 
     def __init__(self, message, value, args, kwargs):
         super().__init__(message)
@@ -69,10 +71,8 @@ class AuthoringError(BaseException):
 
 
 class CallbackOverrun(BaseException):
-    """Raised by the judge's alarm inside a test's function the student's code called.
-
-    A BaseException, so that the test's function cannot swallow it with ``except Exception``.
-    """
+    """The judge's alarm, inside a test's function the student's code called (not an Exception:
+    the test's function cannot swallow it)."""
 
 
 MAX_CALLBACK_RESULT_BYTES = 16 * 2**20  # what one test's function may send back to the kernel
@@ -160,7 +160,8 @@ class Channel:
             write_frame(self.writer, self._run_callback(reply))
 
     def _run_callback(self, request: dict) -> dict:
-        function = self._callbacks.get(request.get("id"))
+        handle = request.get("id")  # the kernel's value: an int or nothing
+        function = self._callbacks.get(handle) if type(handle) is int else None
         if function is None:
             return {"op": "callback_result", "ok": False, "error": "unknown callback"}
         seconds = request.get("seconds")
@@ -232,11 +233,12 @@ class Channel:
                 raise TypeError(f"{name} returned {evalue}; return numbers, strings or NumPy arrays "
                                 "(or lists, tuples and dicts of them)")
             kind = _REBUILT_EXCEPTIONS.get(ename) if answer.get("builtin") is True else None
-            if kind is not None:
-                try:
-                    raise kind(evalue)
-                except TypeError:  # an exception class that needs other arguments
-                    pass
+            try:  # built apart from raising: `except TypeError` must not catch a rebuilt TypeError
+                rebuilt = kind(evalue) if kind is not None else None
+            except Exception:  # an exception class that needs other arguments
+                rebuilt = None
+            if rebuilt is not None:
+                raise rebuilt
             raise StudentError(f"{name} raised {ename}: {evalue}")
         try:
             value = plain.decode(answer.get("value"))

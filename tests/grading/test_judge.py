@@ -155,6 +155,17 @@ def test_no_test_cell_runs_in_the_kernel(tmp_path):
     assert [o.get("text") for o in cell.outputs] == ["True False\n"], cell.outputs
 
 
+def test_a_test_handing_the_reference_to_the_student_is_a_grader_error(tmp_path):
+    """Callbacks are for the test's own functions: handing nbcore's to the student's code
+    is a test-authoring bug, reported loudly as the grader's failure, never a grade."""
+    result, _ = _run([nbformat.v4.new_code_cell("def apply(f, x):\n    return f(x, x)"),
+                      _test_cell("hands_reference", "import nbcore\nfrom functools import partial\n"
+                                                    "apply(partial(nbcore.posterior), [0.5, 0.5])")],
+                     tmp_path, "reference", cell_timeout=30)
+    assert result.status == "error", result.reason
+    assert "hands_reference" in result.reason and "reference's" in result.reason and "posterior" in result.reason
+
+
 def _run(cells, tmp_path, name, **limits):
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -176,6 +176,9 @@ def main(out_path):
         for name, (code, hostile, *_rest) in FAMILIES.items():
             source = _notebook(code, hostile)
             outcomes[name] = [_grade(source, tempfile.mkdtemp(dir=root), limits) for _ in range(2)]
+    import resource
+
+    outcomes["rlimit_data"] = resource.getrlimit(resource.RLIMIT_DATA)[0]  # set by execute_task
     Path(out_path).write_text(json.dumps(outcomes))
 
 
@@ -215,6 +218,11 @@ def test_each_family_is_the_students_failure(outcomes, family):
         else:
             assert errors[-1] and ("not run" in errors[-1][0] or "add" in errors[-1][0]), where
         assert outcome["rise"] < MAX_RISE, (family, attempt, outcome["rise"] / 2**20)
+
+
+def test_the_grading_process_runs_under_its_own_memory_limit(outcomes):
+    # Limits() default: 4 GiB, above the kernel's 2 GiB here (a kernel inherits the limit).
+    assert outcomes["rlimit_data"] == 4 * 2**30
 
 
 def test_hostile_families_stay_far_from_the_grader_memory_limit(outcomes):
