@@ -189,6 +189,8 @@ class KernelBridge:
 
     def _dead(self) -> str:
         executor = self.executor
+        if executor._output_limit_hit:
+            return f"the notebook printed more than {executor.max_output_bytes} bytes of output"
         if getattr(executor, "_message_error", ""):
             return f"the grader stopped the kernel: {executor._message_error}"
         exit_info = executor._exit_description()

@@ -8,7 +8,8 @@ inflate the grading process. Every socket of the kernel client therefore gets
 small ``zmq.RCVHWM``, set before it connects (:func:`bounded_client_class`).
 A cut connection is seen by a monitor (:func:`watch_channels`): if the kernel
 is still alive, it sent what the grader refuses, so the grader stops it and
-says why (the student's failure, like an output flood).
+says why (the student's failure): on iopub, output over the notebook's cap
+(the message limit is at least that cap); elsewhere, a message too large.
 """
 
 from __future__ import annotations
@@ -90,7 +91,9 @@ def _watch(executor, monitors, limit):
                     sockets.pop(sock)
                     sock.close(linger=0)
                 elif _still_alive(executor):  # not a death: ZMQ dropped what the kernel sent
-                    if not executor._message_error and not executor._output_limit_hit:
+                    if channel == "iopub":  # output larger than the whole notebook may print
+                        executor._output_limit_hit = True
+                    elif not executor._message_error and not executor._output_limit_hit:
                         executor._message_error = (
                             f"its {channel} channel was cut: it sent a message larger than {limit} bytes, "
                             "the most the grader accepts (or closed the channel)")

@@ -195,7 +195,7 @@ def outcomes(tmp_path_factory):
 
 
 # Words the grading log's reason must contain, for the families that stop the kernel.
-REASONS = {"forged_oversize_prompt": "larger than", "huge_iopub_message": "larger than",
+REASONS = {"forged_oversize_prompt": "larger than", "huge_iopub_message": "more than 2000000 bytes of output",
            "killed_mid_call": "kernel died"}
 
 
