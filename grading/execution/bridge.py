@@ -20,7 +20,7 @@ from grading.execution import kernel_runtime as kernel_side
 from grading.execution import plain
 
 INTERRUPT_GRACE = 10  # seconds an interrupted call has to stop before its kernel is killed
-MAX_CALLBACKS = 1_000  # calls of the tests' functions per test cell (no course test passes one)
+CALLBACK_BYTES_FACTOR = 64  # all callback requests of a test cell: at most this many answers' worth
 MAX_STRAY_PROMPTS = 1_000  # input() prompts of the notebook's own per test cell (each answered '')
 _PAST_TIME = "it ran past the time limit of the test cell that called it"
 _SERVE_ENDED = "the kernel stopped answering the grader (did the notebook replace input() or the grader's bridge?)"
@@ -84,10 +84,13 @@ class KernelBridge:
         Seconds one call may take before the kernel is interrupted.
     max_answer_bytes : int
         The largest answer or callback request (UTF-8 bytes) the kernel may send.
+    max_callbacks : int
+        Calls of the tests' functions the kernel may make in one test cell.
     """
 
-    def __init__(self, executor, call_timeout, max_answer_bytes=16 * 2**20):
+    def __init__(self, executor, call_timeout, max_answer_bytes=16 * 2**20, max_callbacks=100_000):
         self.executor, self.call_timeout, self.max_answer_bytes = executor, call_timeout, max_answer_bytes
+        self.max_callbacks = max_callbacks
         self.deadline = None  # monotonic time by which the current test cell must end
         self.broken = ""  # why the kernel can no longer answer, once it cannot
         self._serving = None  # msg_id of the running serve() execution
@@ -205,11 +208,12 @@ class KernelBridge:
         self.callbacks += 1
         size = utf8_size(text)
         self.callback_bytes += size
-        if self.callbacks > MAX_CALLBACKS:
-            self._refuse(f"your function called the function the test passed to it more than {MAX_CALLBACKS} "
+        total = CALLBACK_BYTES_FACTOR * self.max_answer_bytes
+        if self.callbacks > self.max_callbacks:
+            self._refuse(f"your function called the function the test passed to it more than {self.max_callbacks} "
                          "times in one test cell")
-        elif size > self.max_answer_bytes or self.callback_bytes > 4 * self.max_answer_bytes:
-            self._refuse(f"your function sent more than {self.max_answer_bytes if size > self.max_answer_bytes else 4 * self.max_answer_bytes} "
+        elif size > self.max_answer_bytes or self.callback_bytes > total:
+            self._refuse(f"your function sent more than {self.max_answer_bytes if size > self.max_answer_bytes else total} "
                          "bytes to the function the test passed to it")
         if self._abort:
             return json.dumps({"ok": False, "error": self._abort})

@@ -169,7 +169,8 @@ class GradingExecutor(Execute):
             watch_channels(self, self.kc)  # a kernel whose message ZMQ refused (too large) is stopped
             if self.judge is not None:
                 self.bridge = KernelBridge(self, call_timeout=self.timeout or 30,
-                                           max_answer_bytes=self.judge.limits.max_answer_bytes)
+                                           max_answer_bytes=self.judge.limits.max_answer_bytes,
+                                           max_callbacks=self.judge.limits.max_callbacks)
                 try:
                     self.bridge.setup()
                 except CallFailed as error:  # the kernel does not run code: nothing can be graded

@@ -51,6 +51,7 @@ CASES = {
             "    return", "    if isinstance(prior, list):\n        prior.clear()\n    return")}),
     "judge_slow_callback": Case("add calls the test's counting function with 10**9", 4, "ok", answers={
         "add_solution": "def add(a, b):\n    if callable(a):\n        a(10**9)\n    return a + b"}),
+    # The grader refuses more than Limits.max_callbacks calls; here the cell's time limit comes first.
     "judge_callback_flood": Case("add calls the test's function a million times, ignoring errors", 4, "ok",
                                  answers={"add_solution": "def add(a, b):\n    if callable(a):\n"
                                                           "        for _ in range(10**6):\n            try:\n"
