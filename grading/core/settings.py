@@ -38,9 +38,13 @@ class Nbg(Configurable):
     max_code_cells = Integer(500, allow_none=True, help="code cells of one notebook that are run").tag(config=True)
     tmpfs_bytes = Integer(256 * 2**20, allow_none=True, help=(
         "size of the sandbox's /tmp and /dev/shm each")).tag(config=True)
+    max_answer_bytes = Integer(16 * 2**20, help=(
+        "largest answer (bytes) a kernel may send the grader for one call of a student's function")).tag(config=True)
+    grader_memory_bytes = Integer(4 * 2**30, allow_none=True, help=(
+        "data-segment limit of each grading process (pool worker), never below memory_bytes")).tag(config=True)
 
     LIMITS = ("max_output_bytes", "memory_bytes", "max_processes", "cpu_seconds", "file_bytes",
-              "notebook_timeout", "max_code_cells", "tmpfs_bytes")
+              "notebook_timeout", "max_code_cells", "tmpfs_bytes", "max_answer_bytes", "grader_memory_bytes")
 
     def limits(self) -> dict:
         """The sandbox limits set here, as keyword arguments of ``Limits``."""

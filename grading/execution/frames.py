@@ -1,7 +1,11 @@
 """Length-prefixed JSON frames, the judge's wire format at both ends.
 
 RUNS INSIDE THE JUDGE SANDBOX as well as in the grader: standard library only.
-A frame is a 4-byte big-endian length, then the message as ASCII JSON.
+A frame is a 4-byte big-endian length, then the message as ASCII JSON, at most
+:data:`MAX_FRAME` bytes. The cap is in bytes of the frame, not characters: ASCII
+JSON writes one character as up to 12 bytes (``\\ud83d\\ude00``), so the
+grader checks what it relays from a kernel as the frame it becomes
+(:class:`FrameTooLarge`, the student's failure).
 """
 
 from __future__ import annotations
@@ -9,11 +13,15 @@ from __future__ import annotations
 import json
 import struct
 
-MAX_FRAME = 512 * 2**20
+MAX_FRAME = 64 * 2**20  # answers are capped at 16 MiB; ASCII JSON may triple them
 
 
 class JudgeProtocolError(RuntimeError):
     """The other end of the pipe broke the protocol (the grader stops this judge)."""
+
+
+class FrameTooLarge(JudgeProtocolError):
+    """A message would be a frame larger than :data:`MAX_FRAME` (nothing was sent)."""
 
 
 def frame_size(header: bytes) -> int:
@@ -41,6 +49,8 @@ def read_frame(stream) -> dict | None:
 def frame_bytes(message: dict) -> bytes:
     """One frame: a 4-byte big-endian length, then the message as ASCII JSON."""
     body = json.dumps(message, ensure_ascii=True, allow_nan=True).encode("ascii")
+    if len(body) > MAX_FRAME:
+        raise FrameTooLarge(f"{len(body)} bytes, more than {MAX_FRAME}")
     return struct.pack(">I", len(body)) + body
 
 

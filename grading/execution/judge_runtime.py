@@ -12,10 +12,15 @@ talks to the grader over its own socket in frames of JSON
 * while a cell runs, a name the cell does not define is looked up in the
   student's kernel (``{"op": "lookup"}``), and a call of a student's
   function (a :class:`StudentFunction`) is sent there as ``{"op": "call"}``
-  with its arguments as plain data (:mod:`grading.execution.plain`); the answer comes
-  back as plain data too, decoded without pickle;
+  with its arguments as plain data (:mod:`grading.execution.plain`); the kernel's
+  answer comes back as text inside the grader's reply (``{"op": "reply", "text"}``),
+  decoded here without pickle. The judge's arguments never change: an argument
+  the function changed in place (in the kernel) fails the test;
 * a callable the test passes to a student's function stays here: the
-  student's code calls it through the grader (``{"op": "callback"}``).
+  student's code calls it through the grader (``{"op": "callback"}``), until
+  the cell's time is up (an alarm here). A reference function (``nbcore``)
+  is never handed to the student's code: the test is refused
+  (``{"op": "grader_error"}``), the grader's failure.
 
 The expected values, the comparisons and the verdict never leave this process.
 """
@@ -28,6 +33,7 @@ import io
 import json
 import os
 import re
+import signal
 import sys
 import traceback
 import warnings
@@ -50,12 +56,35 @@ class StudentError(Exception):
     """A student's function raised an exception that is not a builtin one."""
 
 
+class InPlaceChange(StudentError):
+    """A student's function changed an argument in place (in the kernel; never the judge's copy).
+    It carries the result and the arguments as the kernel left them, for the diagnosis."""
+
+    def __init__(self, message, value, args, kwargs):
+        super().__init__(message)
+        self.value, self.args_after, self.kwargs_after = value, args, kwargs
+
+
+class AuthoringError(BaseException):
+    """A test does what the judge refuses (e.g. hands the reference to the student's code):
+    the grader's failure, never a grade."""
+
+
+class CallbackOverrun(BaseException):
+    """The judge's alarm, inside a test's function the student's code called (not an Exception:
+    the test's function cannot swallow it)."""
+
+
+MAX_CALLBACK_RESULT_BYTES = 16 * 2**20  # what one test's function may send back to the kernel
+
+
 class StudentFunction:
     """Stands, in the judge, for a function defined in the student's kernel.
 
     Calling it runs the function there on plain-data arguments and returns its
-    result as plain data. NumPy arrays the function changed in place are
-    changed here too, as they would be in one process.
+    result as plain data. The judge's arguments are never changed by a call: a
+    function that changes one in place (in the kernel) fails the test with its own
+    message (:class:`InPlaceChange`).
     """
 
     __nbg_remote__ = True
@@ -72,11 +101,42 @@ class StudentFunction:
         snapshot = recorder.before(self.__name__, args, kwargs)
         try:
             value = self._channel.call(self.__name__, args, kwargs)
+        except InPlaceChange as change:  # the diagnosis sees the arguments as the student's code left them
+            recorder.after(self.__name__, snapshot, change.value, change.args_after, change.kwargs_after)
+            raise
         except BaseException as error:
             recorder.failed(self.__name__, snapshot, error)
             raise
         recorder.after(self.__name__, snapshot, value, args, kwargs)
         return value
+
+
+def _parse_answer(reply: dict, what: str) -> dict:
+    """The kernel's answer, relayed as text inside the grader's message (never merged into it)."""
+    text = reply.get("text")
+    try:
+        answer = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError, MemoryError):
+        answer = None
+    if not isinstance(answer, dict):
+        raise StudentError(f"the kernel's answer to {what} was not readable (did the notebook replace "
+                           "the grader's bridge?)")
+    return answer
+
+
+def _is_reference(function) -> bool:
+    """Whether a callable comes from the reference (nbcore), unwrapping partials and methods."""
+    for _ in range(10):
+        module = getattr(function, "__module__", None)
+        if not isinstance(module, str):
+            module = getattr(type(function), "__module__", "")
+        if isinstance(module, str) and (module == "nbcore" or module.startswith("nbcore.")):
+            return True
+        inner = getattr(function, "func", None) or getattr(function, "__func__", None)
+        if inner is None or inner is function:
+            return False
+        function = inner
+    return False
 
 
 class Channel:
@@ -87,6 +147,7 @@ class Channel:
         self._callbacks: dict[int, object] = {}
         self._in_callback = False
         self.recorder = Recorder()  # the calls a failed cell's diagnosis replays
+        self.failure = ""  # why the cell fails whatever the test caught (in-place change, slow callback)
 
     def request(self, message: dict) -> dict:
         write_frame(self.writer, message)
@@ -99,31 +160,57 @@ class Channel:
             write_frame(self.writer, self._run_callback(reply))
 
     def _run_callback(self, request: dict) -> dict:
-        function = self._callbacks.get(request.get("id"))
+        handle = request.get("id")  # the kernel's value: an int or nothing
+        function = self._callbacks.get(handle) if type(handle) is int else None
         if function is None:
             return {"op": "callback_result", "ok": False, "error": "unknown callback"}
+        seconds = request.get("seconds")
+        seconds = float(seconds) if isinstance(seconds, (int, float)) and seconds > 0 else 60.0
         self._in_callback = True
+        previous = signal.signal(signal.SIGALRM, _overrun)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             args = plain.decode(request.get("args"))
             kwargs = plain.decode(request.get("kwargs"))
             if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
                 raise plain.PlainDataError("callback arguments must be a list and a dict of str keys")
-            value = function(*args, **kwargs)
-            return {"op": "callback_result", "ok": True, "value": plain.encode(value)}
+            value = plain.encode(function(*args, **kwargs))
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if len(json.dumps(value)) > MAX_CALLBACK_RESULT_BYTES:
+                raise plain.PlainDataError(f"a result larger than {MAX_CALLBACK_RESULT_BYTES} bytes")
+            return {"op": "callback_result", "ok": True, "value": value}
+        except CallbackOverrun:
+            self.failure = ("your function's call of the function the test passed to it ran past the time "
+                            "limit of the test cell")
+            return {"op": "callback_result", "ok": False, "error": self.failure}
         except Exception as error:
+            if isinstance(error, plain.PlainDataError) and "larger than" in str(error):
+                self.failure = f"the function the test passed to yours returned {error} on your arguments"
             return {"op": "callback_result", "ok": False, "error": f"{type(error).__name__}: {error}"[:2000]}
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
             self._in_callback = False
 
     def _register_callback(self, function):
         if isinstance(function, StudentFunction):  # the student's own function: it runs there directly
             return {"t": "callback", "student": function.__name__}
+        if _is_reference(function):
+            raise AuthoringError(f"the test passes the reference's {getattr(function, '__name__', function)!r} "
+                                     "to the student's code, which must never run the reference: pass a "
+                                     "function of the test's own")
         handle = len(self._callbacks) + 1
         self._callbacks[handle] = function
         return {"t": "callback", "id": handle, "name": str(getattr(function, "__name__", "callback"))[:100]}
 
     def lookup(self, name: str) -> dict:
-        return self.request({"op": "lookup", "name": name})
+        reply = self.request({"op": "lookup", "name": name})
+        if reply.get("op") != "answer":
+            return {"kind": "unsupported", "type": f"unreadable ({str(reply.get('reason', ''))[:500]})"}
+        try:
+            return _parse_answer(reply, f"the question what {name} is")
+        except StudentError as error:
+            return {"kind": "unsupported", "type": f"unreadable ({error})"}
 
     def call(self, name, args, kwargs):
         if self._in_callback:
@@ -137,63 +224,59 @@ class Channel:
             reply = self.request({"op": "call", "name": name, "payload": json.dumps(payload)})
         finally:
             self._callbacks.clear()
-        if reply.get("op") == "call_failed":  # the grader could not run it: timeout, dead kernel, ...
-            raise StudentError(str(reply.get("reason", "the call failed")))
-        if not reply.get("ok"):
-            ename, evalue = str(reply.get("ename", "Error")), str(reply.get("evalue", ""))
+        if reply.get("op") != "reply":  # the grader could not run it: timeout, dead kernel, flood, ...
+            raise StudentError(str(reply.get("reason", "the call failed"))[:4000])
+        answer = _parse_answer(reply, f"the call of {name}")
+        if answer.get("ok") is not True:
+            ename, evalue = str(answer.get("ename", "Error"))[:200], str(answer.get("evalue", ""))[:4000]
             if ename == "NotPlainData":
                 raise TypeError(f"{name} returned {evalue}; return numbers, strings or NumPy arrays "
                                 "(or lists, tuples and dicts of them)")
-            kind = _REBUILT_EXCEPTIONS.get(ename) if reply.get("builtin") else None
-            if kind is not None:
-                try:
-                    raise kind(evalue)
-                except TypeError:  # an exception class that needs other arguments
-                    pass
+            kind = _REBUILT_EXCEPTIONS.get(ename) if answer.get("builtin") is True else None
+            try:  # built apart from raising: `except TypeError` must not catch a rebuilt TypeError
+                rebuilt = kind(evalue) if kind is not None else None
+            except Exception:  # an exception class that needs other arguments
+                rebuilt = None
+            if rebuilt is not None:
+                raise rebuilt
             raise StudentError(f"{name} raised {ename}: {evalue}")
         try:
-            value = plain.decode(reply.get("value"))
-            after = plain.decode(reply.get("after", {"t": "dict", "v": []}))
+            value = plain.decode(answer.get("value"))
+            after = plain.decode(answer.get("after", {"t": "dict", "v": []}))
         except plain.PlainDataError as error:
             raise TypeError(f"{name} returned something the grader cannot read: {error}") from None
-        _copy_back(args, kwargs, after)
+        change = _changed_in_place(name, args, kwargs, after, value, answer.get("names"))
+        if change is not None:  # the cell fails even if the test catches the exception
+            self.failure = self.failure or str(change)
+            raise change
         return value
 
 
-def _copy_back(args, kwargs, after):
-    """Write the arrays, lists and dicts a student's function changed in place into the
-    judge's arguments, as if it had run in this process."""
-    import numpy as np
-
-    if not isinstance(after, dict):
-        return
-    for key, new in after.items():
-        original = args[int(key)] if str(key).isdigit() and int(key) < len(args) else kwargs.get(key)
-        if (isinstance(original, np.ndarray) and isinstance(new, np.ndarray) and original.flags.writeable
-                and original.shape == new.shape and original.dtype == new.dtype):
-            np.copyto(original, new)
-        elif isinstance(original, list) and isinstance(new, list) and not _same(original, new):
-            original[:] = new
-        elif isinstance(original, dict) and isinstance(new, dict) and not _same(original, new):
-            original.clear()
-            original.update(new)
+def _overrun(signum, frame):
+    raise CallbackOverrun()
 
 
-def _same(old, new) -> bool:
-    """Equal content (arrays compared by value), so unchanged lists keep their own objects."""
-    import numpy as np
-
-    try:
-        if isinstance(old, np.ndarray) or isinstance(new, np.ndarray):
-            return (isinstance(old, np.ndarray) and isinstance(new, np.ndarray) and old.shape == new.shape
-                    and old.dtype == new.dtype and bool(np.array_equal(old, new, equal_nan=old.dtype.kind in "fc")))
-        if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
-            return type(old) is type(new) and len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new))
-        if isinstance(old, dict) and isinstance(new, dict):
-            return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
-        return type(old) is type(new) and bool(old == new)
-    except Exception:
-        return False
+def _changed_in_place(name, args, kwargs, after, value, names):
+    """The :class:`InPlaceChange` of an argument the kernel reports its function changed, or None.
+    The judge's own arguments stay as they were: nothing is copied back."""
+    names = names if isinstance(names, list) else []
+    new_args, new_kwargs, changed = list(args), dict(kwargs), []
+    for key, new in (after.items() if isinstance(after, dict) else ()):
+        if isinstance(key, str) and key.isdigit() and int(key) < len(args) and not plain.same(args[int(key)], new):
+            index = int(key)
+            label = names[index] if index < len(names) and isinstance(names[index], str) \
+                and names[index].isidentifier() and len(names[index]) <= 60 else f"number {index + 1}"
+            new_args[index] = new
+            changed.append((label, args[index]))
+        elif isinstance(key, str) and key in kwargs and not plain.same(kwargs[key], new):
+            new_kwargs[key] = new
+            changed.append((key, kwargs[key]))
+    if not changed:
+        return None
+    label, original = changed[0]
+    kind = {"ndarray": "array", "list": "list", "dict": "dict"}.get(type(original).__name__, "value")
+    return InPlaceChange(f"{name} changed its argument {label} in place (the caller's {kind}); compute on a copy",
+                         value, new_args, new_kwargs)
 
 
 # Modules a test cell may use through the notebook's own imports (``np`` from the setup
@@ -276,6 +359,8 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
             exec(code, namespace)
     except JudgeProtocolError:
         raise
+    except AuthoringError as error:  # the grader's failure: never a verdict
+        return {"op": "grader_error", "reason": f"{name}: {error}"[:4000]}
     except BaseException as error:  # the test failed (AssertionError) or errored
         passed = False
         ename, evalue = _failure(error)
@@ -284,6 +369,9 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
             frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == f"<{name}>"]
             if frames:
                 evalue = f"{evalue} (test line {frames[-1].lineno})"
+    failure = getattr(getattr(namespace, "_channel", None), "failure", "")
+    if failure:  # the root cause, whatever the test made of it
+        passed, ename, evalue = False, "Error", failure
     verdict = {"op": "done", "passed": passed, "stdout": stdout.getvalue()[:1_000_000],
                "ename": ename, "evalue": evalue[:20_000]}
     if not passed and diagnoser is not None:
@@ -339,6 +427,7 @@ def run_judge(reader, writer):
         if message.get("op") == "run":
             namespace.forget()
             channel.recorder.reset()
+            channel.failure = ""
             write_frame(writer, run_cell(namespace, str(message.get("source", "")), str(message.get("name", "test")),
                                          diagnoser))
         else:

@@ -40,10 +40,12 @@ from traitlets.config import Config
 from grading.core.cells import is_test_cell
 from grading.core.records import Status
 from grading.core.text import clean_text
+from grading.execution.channels import bounded_client_class, max_message_bytes, watch_channels
 from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
+from grading.execution.process import limit_own_memory
 from grading.execution.sandbox import get_sandbox
 
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
@@ -164,8 +166,11 @@ class GradingExecutor(Execute):
         with self.setup_kernel(cleanup_kc=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             info_msg = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            watch_channels(self, self.kc)  # a kernel whose message ZMQ refused (too large) is stopped
             if self.judge is not None:
-                self.bridge = KernelBridge(self, call_timeout=self.timeout or 30)
+                self.bridge = KernelBridge(self, call_timeout=self.timeout or 30,
+                                           max_answer_bytes=self.judge.limits.max_answer_bytes,
+                                           max_callbacks=self.judge.limits.max_callbacks)
                 try:
                     self.bridge.setup()
                 except CallFailed as error:  # the kernel does not run code: nothing can be graded
@@ -240,7 +245,7 @@ class GradingExecutor(Execute):
         label = _cell_label(cell, index)
         try:
             self.judge.wait_ready()  # its start-up (imports) is not the student's time
-            self.bridge.deadline = time.monotonic() + (self.timeout or 30)
+            self.bridge.start_cell(time.monotonic() + (self.timeout or 30))
             # The cell's calls end by its deadline, or after an interrupt's grace: a judge silent
             # past that is stuck in the test itself.
             verdict = self.judge.run_cell(cell.source, label, self.bridge,
@@ -248,7 +253,7 @@ class GradingExecutor(Execute):
         except (JudgeProtocolError, OSError, ValueError) as error:
             raise GraderFailure(f"the judge failed on {label}: {error}") from None
         finally:
-            self.bridge.deadline = None
+            self.bridge.start_cell(None)
         self.code_cells_executed += 1
         cell.execution_count = self.code_cells_executed
         outputs = []
@@ -432,6 +437,7 @@ def execute_notebook(
         kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
         km = get_sandbox(sandbox).kernel_manager(scratch_dir, limits=limits, kernel_name=kernel_name,
                                                  matplotlib_cache=matplotlib_cache)
+        km.client_factory = bounded_client_class(max_message_bytes(limits))  # before nbclient connects
         # Student code can ask whether it runs under the autograder, as with nbgrader.
         os.environ["NBGRADER_EXECUTION"] = "autograde"
         resources = {"metadata": {"path": str(scratch_dir)}}
@@ -464,7 +470,9 @@ def _shutdown(km):
 
 
 def execute_task(task: dict) -> ExecutionResult:
-    """Picklable entry point for a process pool: ``execute_notebook(**task)``."""
+    """Picklable entry point for a process pool: ``execute_notebook(**task)``, in a grading
+    process whose memory is bounded (``Limits.grader_memory_bytes``)."""
+    limit_own_memory(task.get("limits") or Limits())
     return execute_notebook(**task)
 
 

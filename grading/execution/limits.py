@@ -33,6 +33,17 @@ class Limits:
     tmpfs_bytes : int or None
         Size of the sandbox's ``/tmp`` and ``/dev/shm`` each (memory the
         address-space limit does not count).
+    max_answer_bytes : int
+        The largest answer (a function's result, in UTF-8 bytes as the kernel sends it)
+        or request to a test's function the student's kernel may send the grader;
+        a larger one fails the test cell that called it.
+    max_callbacks : int
+        Calls of the tests' functions (callbacks) the student's code may make in one
+        test cell (each request at most ``max_answer_bytes``, all of them at most 64 times that).
+    grader_memory_bytes : int or None
+        Data-segment limit (``RLIMIT_DATA``, soft) of the grading process that runs
+        the notebook (a pool worker), so no kernel can exhaust the grader's host; never
+        below ``memory_bytes``, which the kernel it starts inherits. None: no limit.
     """
 
     cell_timeout: float | None = 30
@@ -44,16 +55,21 @@ class Limits:
     notebook_timeout: float | None = 900
     max_code_cells: int | None = 500
     tmpfs_bytes: int | None = 256 * 2**20
+    max_answer_bytes: int = 16 * 2**20
+    grader_memory_bytes: int | None = 4 * 2**30
+    max_callbacks: int = 100_000  # 06's fit_logistic may call its loss_grad 10,000 times
 
     def __post_init__(self):
         if self.cell_timeout is not None and self.cell_timeout <= 0:
             raise NbgError(
                 f"cell_timeout must be a positive number of seconds or None, got {self.cell_timeout}"
             )
+        if not isinstance(self.max_answer_bytes, int) or self.max_answer_bytes <= 0:
+            raise NbgError(f"max_answer_bytes must be a positive number of bytes, got {self.max_answer_bytes}")
         if self.max_output_bytes <= 0:
             raise NbgError(f"max_output_bytes must be positive, got {self.max_output_bytes}")
         for name in ("memory_bytes", "max_processes", "cpu_seconds", "file_bytes", "notebook_timeout",
-                     "max_code_cells", "tmpfs_bytes"):
+                     "max_code_cells", "tmpfs_bytes", "max_answer_bytes", "grader_memory_bytes", "max_callbacks"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise NbgError(f"{name} must be positive or None (no limit), got {value}")

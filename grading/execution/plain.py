@@ -114,6 +114,21 @@ def encode(value, *, callback=None, _depth=0):
     raise PlainDataError(f"a {_type_name(value)}")
 
 
+def same(old, new) -> bool:
+    """Equal plain content: arrays by shape, dtype and value (NaN equal to NaN), containers item by item."""
+    try:
+        if isinstance(old, np.ndarray) or isinstance(new, np.ndarray):
+            return (isinstance(old, np.ndarray) and isinstance(new, np.ndarray) and old.shape == new.shape
+                    and old.dtype == new.dtype and bool(np.array_equal(old, new, equal_nan=old.dtype.kind in "fc")))
+        if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
+            return type(old) is type(new) and len(old) == len(new) and all(map(same, old, new))
+        if isinstance(old, dict) and isinstance(new, dict):
+            return old.keys() == new.keys() and all(same(old[k], new[k]) for k in old)
+        return type(old) is type(new) and bool(old == new)
+    except Exception:
+        return False
+
+
 def dumps(value, *, callback=None) -> str:
     """``encode`` as a JSON string."""
     return json.dumps(encode(value, callback=callback), ensure_ascii=True, allow_nan=True)

@@ -37,3 +37,25 @@ def make_pool(workers):
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                                   initializer=die_with_parent, initargs=(os.getpid(),))
 
+
+
+def limit_own_memory(limits):
+    """Bound this grading process's data segment (``RLIMIT_DATA``, soft limit only).
+
+    ``limits.grader_memory_bytes`` (None: unchanged). The kernels and judges this process
+    starts inherit the limit, so it is never set below ``limits.memory_bytes``, the
+    kernel's own; the hard limit is left as it is, so a child may raise it again.
+    """
+    import resource
+
+    wanted = getattr(limits, "grader_memory_bytes", None)
+    if wanted is None:
+        return
+    wanted = max(int(wanted), int(getattr(limits, "memory_bytes", None) or 0))
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+    except (ValueError, OSError):
+        pass  # a platform without RLIMIT_DATA: the caps on what a kernel sends still hold

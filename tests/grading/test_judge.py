@@ -23,6 +23,10 @@ def appends(items, table):
     items.append("added")
     table["new"] = 1
     return len(items)
+def copies(x):
+    x = x.copy()
+    x *= 2
+    return x
 def fails(x):
     raise ValueError(f"bad {x}")
 def custom_failure():
@@ -47,10 +51,15 @@ answer = 42
 '''
 
 TESTS = {
-    # arrays changed in place are copied back, so "changed its input" checks hold
-    "copy_back": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
-                 "print(r.tolist(), x.tolist(), answer)",
-    "list_copy_back": "docs = ['a b', 'c']\ntable = {}\nprint(appends(docs, table), docs, table)",
+    # an argument changed in place fails the test; the judge's own copy never changes
+    "in_place": "import numpy as np\nx = np.arange(3.0)\nr = double_in_place(x)\n"
+                "print(r.tolist(), x.tolist(), answer)",
+    "list_in_place": "docs = ['a b', 'c']\ntable = {}\nprint(appends(docs, table), docs, table)",
+    "kwarg_in_place": "docs = ['a b', 'c']\nappends(items=list(docs), table={'k': 0})",
+    # ... even when the test catches every exception, and computes its expected value afterwards
+    "in_place_caught": "import numpy as np\nx = np.arange(3.0)\ntry:\n    r = double_in_place(x)\n"
+                       "except Exception:\n    r = 2 * x\nassert np.allclose(r, 2 * x)\nprint(x.tolist())",
+    "unchanged_copy": "import numpy as np\nx = np.arange(3.0)\nprint(copies(x).tolist(), x.tolist())",
     # builtin exceptions keep their type (pytest.raises-style tests work)
     "builtin_exception": "try:\n    fails(3)\nexcept ValueError as error:\n    print('caught', error)",
     "uncaught": "fails(4)",
@@ -102,8 +111,12 @@ def test_status_is_ok(judged):
 
 
 @pytest.mark.parametrize("name, text, error", [
-    ("copy_back", "[0.0, 2.0, 4.0] [0.0, 2.0, 4.0] 42\n", None),
-    ("list_copy_back", "3 ['a b', 'c', 'added'] {'new': 1}\n", None),
+    ("in_place", "", ("Error", "double_in_place changed its argument x in place (the caller's array); "
+                              "compute on a copy")),
+    ("list_in_place", "", ("Error", "appends changed its argument items in place (the caller's list)")),
+    ("kwarg_in_place", "", ("Error", "appends changed its argument items in place (the caller's list)")),
+    ("in_place_caught", "[0.0, 1.0, 2.0]\n", ("Error", "double_in_place changed its argument x in place")),
+    ("unchanged_copy", "[0.0, 2.0, 4.0] [0.0, 1.0, 2.0]\n", None),
     ("builtin_exception", "caught bad 3\n", None),
     ("uncaught", "", ("ValueError", "bad 4")),
     ("custom_exception", "", ("Error", "custom_failure raised Oops: custom")),
@@ -140,6 +153,17 @@ def test_no_test_cell_runs_in_the_kernel(tmp_path):
     cell = nbformat.reads(result.notebook_json, 4).cells[1]
     # The judge preloads nbcore; `globals()` is the judge's namespace, which has no kernel variables.
     assert [o.get("text") for o in cell.outputs] == ["True False\n"], cell.outputs
+
+
+def test_a_test_handing_the_reference_to_the_student_is_a_grader_error(tmp_path):
+    """Callbacks are for the test's own functions: handing nbcore's to the student's code
+    is a test-authoring bug, reported loudly as the grader's failure, never a grade."""
+    result, _ = _run([nbformat.v4.new_code_cell("def apply(f, x):\n    return f(x, x)"),
+                      _test_cell("hands_reference", "import nbcore\nfrom functools import partial\n"
+                                                    "apply(partial(nbcore.posterior), [0.5, 0.5])")],
+                     tmp_path, "reference", cell_timeout=30)
+    assert result.status == "error", result.reason
+    assert "hands_reference" in result.reason and "reference's" in result.reason and "posterior" in result.reason
 
 
 def _run(cells, tmp_path, name, **limits):

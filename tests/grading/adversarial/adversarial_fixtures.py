@@ -7,9 +7,10 @@ each followed by its tests (6 points in all):
 ==================  =====================================================  ======
 answer              test cells                                             points
 ==================  =====================================================  ======
-``posterior``       ``test_posterior`` (numpy.testing.assert_allclose)      2
+``posterior``       ``test_posterior`` (assert_allclose, inputs unchanged)  2
 ``count_rows``      ``test_count_rows`` (rows of the grader's data.csv)     1
-``add``             ``test_add`` (visible), ``test_add_hidden`` (hidden)    1 + 2
+``add``             ``test_add`` (visible), ``test_add_hidden`` (hidden,    1 + 2
+                    passes add a function it must not call)
 ==================  =====================================================  ======
 
 :data:`CASES` maps each submission kind to what the student did and the
@@ -76,9 +77,17 @@ def add(a, b):
     ### END SOLUTION
 '''
 TEST_POSTERIOR = '''
-"""Check posterior on the worked example."""
+"""Check posterior on the worked example, on arrays, and that it leaves its arguments alone."""
 np.testing.assert_allclose(posterior([0.5, 0.5], [0.2, 0.6]), [0.25, 0.75],
                            err_msg="posterior([0.5, 0.5], [0.2, 0.6]) should be [0.25, 0.75]")
+prior = [0.5, 0.5]
+posterior(prior, [0.2, 0.6])
+for got, want in zip(prior, [0.5, 0.5]):
+    assert got == want, "posterior should leave its prior unchanged"
+prior, likelihood = np.array([0.3, 0.7]), np.array([0.5, 0.1])
+result = posterior(prior, likelihood)
+np.testing.assert_allclose(result, prior * likelihood / np.sum(prior * likelihood),
+                           err_msg="posterior should be prior * likelihood, normalised")
 '''
 TEST_COUNT_ROWS = '''
 """Check count_rows against the rows of the assignment's data.csv."""
@@ -95,6 +104,19 @@ TEST_ADD_HIDDEN = '''
 ### BEGIN HIDDEN TESTS
 assert add(-1, 1) == 0, "add(-1, 1) should be 0"
 assert abs(add(0.5, 0.25) - 0.75) < 1e-12, "add(0.5, 0.25) should be 0.75"
+calls = []
+def probe(n=0):
+    """A function add must not call (it counts to n)."""
+    calls.append(n)
+    total = 0
+    for _ in range(int(n)):
+        total += 1
+    return total
+try:
+    add(probe, 1)
+except TypeError:
+    pass
+assert not calls, "add should not call its arguments"
 ### END HIDDEN TESTS
 '''
 
@@ -534,3 +556,5 @@ __all__ = ["ASSIGNMENT", "CASES", "Case", "write_course", "write_submission", "a
 
 import cases_scan  # noqa: E402  (the rule on ready-made libraries and moved test cells)
 CASES.update(cases_scan.CASES)
+import cases_judge  # noqa: E402 (the judge's bounds, issue 20; it imports Case from here)
+CASES.update(cases_judge.CASES)

@@ -1,0 +1,111 @@
+"""The grader's sockets to a kernel, bounded in bytes and in queued messages.
+
+ZMQ reads a whole message into memory before Python sees it, and queues up to
+its high-water mark of messages per socket, however large: a kernel that sends
+a 3 GB message, or floods its stdin channel while nobody reads it, would
+inflate the grading process. Every socket of the kernel client therefore gets
+``zmq.MAXMSGSIZE`` (a larger message is dropped and the connection cut) and a
+small ``zmq.RCVHWM``, set before it connects (:func:`bounded_client_class`).
+A cut connection is seen by a monitor (:func:`watch_channels`): if the kernel
+is still alive, it sent what the grader refuses, so the grader stops it and
+says why (the student's failure): on iopub, output over the notebook's cap
+(the message limit is at least that cap); elsewhere, a message too large.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.connect import channel_socket_types
+
+# Messages queued per socket before ZMQ stops reading (the kernel then queues or drops
+# its own). A kernel answers one request at a time on stdin and shell; iopub carries bursts.
+RCVHWM = {"iopub": 32, "shell": 8, "stdin": 4, "control": 8}
+
+
+def max_message_bytes(limits) -> int:
+    """The largest message the grader accepts from a kernel: an answer or a notebook's whole
+    output, plus room for the message's own fields."""
+    return max(limits.max_output_bytes, limits.max_answer_bytes) + 2**20
+
+
+def bounded_client_class(max_bytes: int):
+    """A kernel client class whose sockets refuse messages over ``max_bytes`` (set it as the
+    kernel manager's ``client_factory``)."""
+
+    class BoundedKernelClient(AsyncKernelClient):
+        def _create_connected_socket(self, channel, identity=None):
+            # jupyter_client's own method, with the limits set before connect (they do not apply after).
+            sock = self.context.socket(channel_socket_types[channel])
+            sock.linger = 1000
+            sock.setsockopt(zmq.MAXMSGSIZE, max_bytes)
+            sock.setsockopt(zmq.RCVHWM, RCVHWM.get(channel, 8))
+            if identity:
+                sock.identity = identity
+            if getattr(self, "curve_publickey", None) is not None:
+                sock.curve_secretkey = self.curve_secretkey
+                sock.curve_publickey = self.curve_publickey
+                sock.curve_serverkey = self.curve_publickey
+            monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_MONITOR_STOPPED)
+            self.__dict__.setdefault("nbg_monitors", []).append((channel, monitor))
+            sock.connect(self._make_url(channel))
+            return sock
+
+    BoundedKernelClient.max_message_bytes = max_bytes
+    return BoundedKernelClient
+
+
+def watch_channels(executor, client) -> threading.Thread | None:
+    """Stop the kernel (``executor._kill_kernel``) when one of its connections is cut while it
+    lives, with the reason in ``executor._message_error``. Ends when the channels close."""
+    monitors = list(getattr(client, "nbg_monitors", []))
+    if not monitors:
+        return None
+    limit = getattr(client, "max_message_bytes", 0)
+    thread = threading.Thread(target=_watch, args=(executor, monitors, limit), daemon=True,
+                              name="nbg-channel-watch")
+    thread.start()
+    return thread
+
+
+def _watch(executor, monitors, limit):
+    from zmq.utils.monitor import parse_monitor_message
+
+    sockets = {zmq.Socket.shadow(monitor.underlying): channel for channel, monitor in monitors}
+    poller = zmq.Poller()
+    for sock in sockets:
+        poller.register(sock, zmq.POLLIN)
+    try:
+        while sockets:
+            for sock, _ in poller.poll(500):
+                try:
+                    event = parse_monitor_message(sock.recv_multipart())["event"]
+                except (zmq.ZMQError, ValueError, KeyError):
+                    event = zmq.EVENT_MONITOR_STOPPED
+                channel = sockets[sock]
+                if event == zmq.EVENT_MONITOR_STOPPED:  # the grader closed the channel
+                    poller.unregister(sock)
+                    sockets.pop(sock)
+                    sock.close(linger=0)
+                elif _still_alive(executor):  # not a death: ZMQ dropped what the kernel sent
+                    if channel == "iopub":  # output larger than the whole notebook may print
+                        executor._output_limit_hit = True
+                    elif not executor._message_error and not executor._output_limit_hit:
+                        executor._message_error = (
+                            f"its {channel} channel was cut: it sent a message larger than {limit} bytes, "
+                            "the most the grader accepts (or closed the channel)")
+                    executor._kill_kernel()
+    except zmq.ZMQError:  # the context went away with the client
+        pass
+
+
+def _still_alive(executor) -> bool:
+    """Whether the kernel outlives a cut connection by a moment (a dying kernel cuts them all)."""
+    for _ in range(10):
+        if not executor._kernel_alive():
+            return False
+        time.sleep(0.1)
+    return executor._kernel_alive()
