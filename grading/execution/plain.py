@@ -51,6 +51,9 @@ def _encode_array(array):
             "b64": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
+SPARSE_FORMATS = ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
+
+
 def _sparse_module():
     try:
         import scipy.sparse
@@ -97,9 +100,11 @@ def encode(value, *, callback=None, _depth=0):
     sparse = _sparse_module()
     if sparse is not None and sparse.issparse(value):
         matrix = value.tocsc() if value.format == "csc" else value.tocsr()
+        # Sent as CSR or CSC; its own format and class travel along, since a task may prescribe them.
         return {"t": "sparse", "format": matrix.format, "shape": list(matrix.shape),
                 "data": _encode_array(matrix.data), "indices": _encode_array(matrix.indices),
-                "indptr": _encode_array(matrix.indptr)}
+                "indptr": _encode_array(matrix.indptr), "as": str(value.format),
+                "array": bool(hasattr(sparse, "sparray") and isinstance(value, sparse.sparray))}
     if isinstance(value, (list, tuple)):
         return {"t": "list" if isinstance(value, list) else "tuple",
                 "v": [encode(item, callback=callback, _depth=_depth + 1) for item in value]}
@@ -198,6 +203,10 @@ class _Decoder:
             try:
                 matrix = kind(parts, shape=tuple(shape))
                 matrix.check_format(full_check=True)
+                if node.get("array") is True and hasattr(sp, "csr_array"):
+                    matrix = (sp.csr_array if matrix.format == "csr" else sp.csc_array)(matrix)
+                if node.get("as") in SPARSE_FORMATS and node["as"] != matrix.format:
+                    matrix = matrix.asformat(node["as"])
             except Exception as error:
                 raise PlainDataError(f"an invalid sparse matrix: {error}") from None
             return matrix

@@ -34,7 +34,7 @@ def test_sparse_matrices_cross_as_their_parts():
     matrix = sp.random(5, 4, density=0.4, format="csr", random_state=0)
     back = plain.loads(plain.dumps(matrix))
     assert sp.issparse(back) and back.format == "csr" and np.array_equal(back.toarray(), matrix.toarray())
-    assert plain.loads(plain.dumps(matrix.tocoo())).format == "csr"
+    assert plain.loads(plain.dumps(matrix.tocoo())).format == "coo"  # sent as CSR, rebuilt in its own format
 
 
 def test_pandas_results_become_arrays():
@@ -80,3 +80,17 @@ def test_depth_and_json_are_bounded():
     with pytest.raises(plain.PlainDataError, match="JSON"):
         plain.loads("{not json")
     assert json.loads(plain.dumps("\ud800"))  # a lone surrogate travels escaped
+
+
+def test_a_sparse_matrix_keeps_its_format_and_class():
+    """A task may prescribe CSR: a COO answer must arrive as COO, not converted on the way."""
+    import scipy.sparse as sp
+
+    from grading.execution import plain
+
+    dense = np.array([[0.0, 1.0], [2.0, 0.0]])
+    for matrix in (sp.csr_matrix(dense), sp.csc_matrix(dense), sp.coo_matrix(dense), sp.lil_matrix(dense),
+                   sp.csr_array(dense), sp.coo_array(dense)):
+        back = plain.decode(json.loads(json.dumps(plain.encode(matrix))))
+        assert back.format == matrix.format and type(back) is type(matrix), (type(matrix), type(back))
+        assert np.array_equal(back.toarray(), dense)
