@@ -207,13 +207,18 @@ def autograde(
 def _measure_honest_times(budgets, jobs, preparer, runner, scratch_root) -> Budgets:
     """Time the source notebooks not timed yet for these limits (run like submissions, before them)."""
     pairs = {(job.assignment, notebook_id) for job in jobs for notebook_id in job.notebook_ids}
+    results = {}
     for assignment, notebook_id in budgets.missing(pairs):
         try:
-            task = budgets.measuring_task(assignment, notebook_id, scratch_root, preparer.base_task(assignment))
+            tasks = budgets.measuring_tasks(assignment, notebook_id, scratch_root, preparer.base_task(assignment))
         except Exception as error:  # no budget then: the notebook limit alone
             budgets.failed[(assignment, notebook_id)] = describe_error(error)
             continue
-        runner.submit(("honest", assignment, notebook_id), task)
-    for (_, assignment, notebook_id), result in runner.results():
-        budgets.store(assignment, notebook_id, result)
+        results[(assignment, notebook_id)] = {}
+        for kind, task in tasks.items():
+            runner.submit(("honest", assignment, notebook_id, kind), task)
+    for (_, assignment, notebook_id, kind), result in runner.results():
+        results[(assignment, notebook_id)][kind] = result
+    for (assignment, notebook_id), measured in sorted(results.items()):
+        budgets.store(assignment, notebook_id, measured)
     return budgets

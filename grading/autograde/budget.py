@@ -1,13 +1,16 @@
 """How long a notebook may run: in proportion to the assignment's honest run time.
 
-The honest time of a notebook is what the instructor's solutions take: the
-source notebook (``source/<assignment>/<notebook>.ipynb``), executed once
-through the same executor as the submissions (sandboxed kernel, tests in the
-judge), from its first cell to its last. It is measured by the first
-``nbg autograde`` that needs it and cached in ``.nbg_state/honest_times.json``,
-keyed by the source notebook's SHA-256 and the limits it ran under, so a
-changed source or changed limits are measured again and a fresh course needs
-no manual step.
+The honest time of a notebook is the longer of two honest runs: the
+instructor's solutions (the source notebook, ``source/<assignment>/<notebook>.ipynb``)
+and the untouched release (``release/...``: a student who has not finished an
+exercise runs the given fallbacks, which can be slower than the solutions; in
+03 the release runs 4 times as long). Each is executed once through the same
+executor as the submissions (sandboxed kernel, tests in the judge) and timed
+from its first cell to its last. They are measured by the first
+``nbg autograde`` that needs them and cached in ``.nbg_state/honest_times.json``,
+keyed by the notebooks' SHA-256 and the limits they ran under, so a changed
+source, a new release or changed limits are measured again and a fresh course
+needs no manual step.
 
 A submission's budget is ``max(c.Nbg.time_floor, c.Nbg.time_factor x honest)``,
 at most ``c.Nbg.notebook_timeout``; the executor stops a notebook past it
@@ -76,8 +79,17 @@ class Budgets:
     def _source(self, assignment, notebook_id) -> Path:
         return self.course.source_dir(assignment) / f"{notebook_id}.ipynb"
 
+    def notebooks(self, assignment, notebook_id) -> dict:
+        """The honest notebooks that are timed: {"source": path, "release": path (once released)}."""
+        found = {"source": self._source(assignment, notebook_id)}
+        release = self.course.release_dir(assignment) / f"{notebook_id}.ipynb"
+        if release.is_file():
+            found["release"] = release
+        return found
+
     def _key(self, assignment, notebook_id) -> str:
-        return cache_key(self._source(assignment, notebook_id), self.limits, self.sandbox)
+        return "+".join(cache_key(path, self.limits, self.sandbox)
+                        for path in self.notebooks(assignment, notebook_id).values())
 
     def honest(self, assignment, notebook_id) -> float | None:
         """The cached honest time (seconds), or None when it is not measured for this source and limits."""
@@ -90,26 +102,34 @@ class Budgets:
         """The (assignment, notebook) pairs whose honest time must be measured."""
         return sorted({pair for pair in pairs if self._source(*pair).is_file() and self.honest(*pair) is None})
 
-    def measuring_task(self, assignment, notebook_id, scratch_root: Path, base_task: dict) -> dict:
-        """An execution task that runs the source notebook (outputs cleared) in a copy of its folder."""
-        notebook = nbformat.read(str(self._source(assignment, notebook_id)), as_version=4)
+    def measuring_tasks(self, assignment, notebook_id, scratch_root: Path, base_task: dict) -> dict:
+        """{kind: an execution task that runs that honest notebook (outputs cleared) in a copy of its folder}."""
+        return {kind: self._task(path, assignment, scratch_root, base_task)
+                for kind, path in self.notebooks(assignment, notebook_id).items()}
+
+    def _task(self, path, assignment, scratch_root: Path, base_task: dict) -> dict:
+        notebook = nbformat.read(str(path), as_version=4)
         for cell in notebook.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         scratch = Path(tempfile.mkdtemp(prefix="h", dir=scratch_root))
-        shutil.copytree(self.course.source_dir(assignment), scratch, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copytree(path.parent, scratch, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         return {**base_task, "notebook_json": nbformat.writes(notebook), "scratch_dir": str(scratch)}
 
-    def store(self, assignment, notebook_id, result) -> None:
-        """Keep a measurement (an ``ExecutionResult`` of the source); one that did not run cleanly is
-        not cached, and the notebooks get the notebook limit as their budget."""
-        if result.status != Status.OK:
-            self.failed[(assignment, notebook_id)] = f"{result.status}: {result.reason}"[:300]
+    def store(self, assignment, notebook_id, results: dict) -> None:
+        """Keep the measurements ({kind: ``ExecutionResult``}); if one did not run cleanly nothing is
+        cached, and the notebooks get the notebook limit as their budget."""
+        bad = {kind: result for kind, result in results.items() if result.status != Status.OK}
+        if bad or not results:
+            self.failed[(assignment, notebook_id)] = "; ".join(
+                f"the {kind} ran {result.status}: {result.reason}"[:300] for kind, result in bad.items())
             return
         self.cache[f"{assignment}/{notebook_id}"] = {
-            "key": self._key(assignment, notebook_id), "seconds": round(result.run_seconds, 3),
-            "cells": result.cell_seconds, "measured_at": now()}
+            "key": self._key(assignment, notebook_id),
+            "seconds": round(max(result.run_seconds for result in results.values()), 3),
+            "runs": {kind: {"seconds": round(result.run_seconds, 3), "cells": result.cell_seconds}
+                     for kind, result in sorted(results.items())},
+            "measured_at": now()}
         state.write_atomic(cache_path(self.course), json.dumps(self.cache, indent=1, sort_keys=True))
 
     def budget(self, assignment, notebook_id) -> dict | None:
@@ -119,10 +139,9 @@ class Budgets:
         if honest is None:
             return None
         seconds = max(self.floor, self.factor * honest)
-        why = (f"{self.factor:g} x the {honest:.1f} s the instructor's solutions take"
+        why = (f"{self.factor:g} x the {honest:.1f} s an honest run takes"
                if self.factor * honest >= self.floor else
-               f"the floor of {self.floor:g} s, more than {self.factor:g} x the {honest:.1f} s the instructor's "
-               "solutions take")
+               f"the floor of {self.floor:g} s, more than {self.factor:g} x the {honest:.1f} s an honest run takes")
         if cap is not None and cap < seconds:
             seconds, why = cap, f"the notebook limit, less than {why}"
         return {"seconds": seconds, "why": why, "honest": honest}
@@ -140,5 +159,6 @@ def slow_note(result, honest, review_factor) -> str:
     if honest is None or honest <= 0 or run < REVIEW_MIN_SECONDS or run <= review_factor * honest:
         return ""
     cells = ", ".join(f"{label} {seconds:.1f} s" for label, seconds in slowest(result.cell_seconds))
-    return (f"it ran {run:.1f} s, {run / honest:.1f} times the {honest:.1f} s the instructor's solutions take "
-            f"(flagged for review above {review_factor:g} times); slowest cells: {cells}")
+    return (f"it ran {run:.1f} s, {run / honest:.1f} times the {honest:.1f} s an honest run takes (the "
+            f"instructor's solutions or the untouched release; flagged for review above {review_factor:g} times); "
+            f"slowest cells: {cells}")

@@ -90,6 +90,7 @@ class Recorder:
             record.budget_seconds = result.budget
             record.honest_seconds = self._honest(job, notebook_id)
             record.slowest_cells = slowest(result.cell_seconds)
+            record.run_seconds = result.run_seconds
             records.append(record)
         state.set_read_only(job.staging, self.permissions)
         state.swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))

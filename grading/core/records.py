@@ -59,6 +59,7 @@ class GradingRecord:
     grading_seed: int | None = None  # the hidden tests' seed (autograde/seeds.py): a regrade reuses it
     budget_seconds: float | None = None  # the time the whole notebook was allowed (autograde/budget.py)
     honest_seconds: float | None = None  # the instructor's solutions' run time it was compared with
+    run_seconds: float | None = None  # its own run time on the same clock (first cell to last)
     slowest_cells: list = dataclasses.field(default_factory=list)  # [label, seconds], slowest first
 
     @property

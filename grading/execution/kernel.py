@@ -183,6 +183,8 @@ class GradingExecutor(Execute):
                         self.nb.cells[0].outputs = [_error_output("KernelDied", reason)]
                         self._mark_not_executed(0, reason)
                     return self.nb, self.resources, Status.KERNEL_DIED, reason, 0
+            if self.judge is not None:  # the judge's start-up is not the notebook's time
+                self.judge.wait_ready()
             started, code_cells = time.monotonic(), 0
             self.cell_timeout = self.timeout
             try:

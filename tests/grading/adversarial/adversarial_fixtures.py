@@ -531,3 +531,4 @@ def gradebook_rows(root) -> dict:
 
 __all__ = ["ASSIGNMENT", "CASES", "Case", "write_course", "write_submission", "answers_server",
            "gradebook_rows"]
+CASES.update(__import__("cases_run").CASES)  # issue 20: forged incidents, slow notebooks, replayed inputs

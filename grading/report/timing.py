@@ -1,0 +1,31 @@
+"""The report's "Run time" section: notebooks that ran many times as long as an honest run.
+
+From the grading log (:mod:`grading.autograde.budget` records each notebook's own run time,
+the honest time it was compared with, its budget and its slowest cells): the notebooks flagged
+for their run time and those stopped at their time budget, slowest first.
+"""
+
+from __future__ import annotations
+
+from grading.core.records import Status
+
+COLUMNS = ("student", "assignment", "notebook", "status", "ran (s)", "honest run (s)", "ratio", "budget (s)",
+           "slowest cells")
+
+
+def slow_rows(records, review_factor) -> list:
+    """Table rows of the current records that ran over ``review_factor`` times the honest time
+    or were stopped at their budget."""
+    rows = []
+    for record in records:
+        honest, run, budget = record.get("honest_seconds"), record.get("run_seconds"), record.get("budget_seconds")
+        if not honest or run is None:
+            continue
+        stopped = record.get("status") == Status.TIMEOUT and "time budget" in str(record.get("reason", ""))
+        if not stopped and run <= review_factor * honest:
+            continue
+        cells = ", ".join(f"{label} {float(seconds):.1f} s" for label, seconds in record.get("slowest_cells") or [])
+        rows.append([record.get("student", ""), record.get("assignment", ""), record.get("notebook", ""),
+                     record.get("status", ""), f"{run:.1f}", f"{honest:.1f}", f"{run / honest:.1f}x",
+                     f"{budget:g}" if budget is not None else "-", cells])
+    return sorted(rows, key=lambda row: (-float(row[6][:-1]), row[0], row[1], row[2]))
