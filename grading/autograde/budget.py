@@ -12,6 +12,11 @@ keyed by the notebooks' SHA-256 and the limits they ran under, so a changed
 source, a new release or changed limits are measured again and a fresh course
 needs no manual step.
 
+Wall time on a shared machine depends on its load (measured here: the same
+notebook 4.6 times slower in one run than in another), so the review compares
+the *unloaded* times: the run time less the time the kernel and the judge
+waited for a CPU (``/proc/<pid>/schedstat``, :func:`grading.execution.observed.run_delays`).
+
 A submission's budget is ``max(c.Nbg.time_floor, c.Nbg.time_factor x honest)``,
 at most ``c.Nbg.notebook_timeout``; the executor stops a notebook past it
 (status ``timeout``, a reason naming the budget and how it was derived). A
@@ -98,6 +103,13 @@ class Budgets:
             return float(entry["seconds"])
         return None
 
+    def honest_unloaded(self, assignment, notebook_id) -> float | None:
+        """The cached honest time less its waits for a CPU (what the review compares with)."""
+        if self.honest(assignment, notebook_id) is None:
+            return None
+        entry = self.cache[f"{assignment}/{notebook_id}"]
+        return float(entry.get("unloaded_seconds", entry["seconds"]))
+
     def missing(self, pairs) -> list:
         """The (assignment, notebook) pairs whose honest time must be measured."""
         return sorted({pair for pair in pairs if self._source(*pair).is_file() and self.honest(*pair) is None})
@@ -127,8 +139,9 @@ class Budgets:
         self.cache[f"{assignment}/{notebook_id}"] = {
             "key": self._key(assignment, notebook_id),
             "seconds": round(max(result.run_seconds for result in results.values()), 3),
-            "runs": {kind: {"seconds": round(result.run_seconds, 3), "cells": result.cell_seconds}
-                     for kind, result in sorted(results.items())},
+            "unloaded_seconds": round(max(result.unloaded_seconds for result in results.values()), 3),
+            "runs": {kind: {"seconds": round(result.run_seconds, 3), "unloaded_seconds": result.unloaded_seconds,
+                            "cells": result.cell_seconds} for kind, result in sorted(results.items())},
             "measured_at": now()}
         state.write_atomic(cache_path(self.course), json.dumps(self.cache, indent=1, sort_keys=True))
 
@@ -154,11 +167,13 @@ def slowest(cell_seconds, count=SLOWEST_CELLS) -> list:
 
 
 def slow_note(result, honest, review_factor) -> str:
-    """Why a notebook that finished is flagged for its run time, or ''."""
-    run = float(result.run_seconds or 0.0)
+    """Why a notebook that finished is flagged for its run time, or ''.
+
+    ``honest`` is the honest run's unloaded time; the notebook's own unloaded time is compared with it."""
+    run = float(result.unloaded_seconds or 0.0)
     if honest is None or honest <= 0 or run < REVIEW_MIN_SECONDS or run <= review_factor * honest:
         return ""
     cells = ", ".join(f"{label} {seconds:.1f} s" for label, seconds in slowest(result.cell_seconds))
-    return (f"it ran {run:.1f} s, {run / honest:.1f} times the {honest:.1f} s an honest run takes (the "
-            f"instructor's solutions or the untouched release; flagged for review above {review_factor:g} times); "
-            f"slowest cells: {cells}")
+    return (f"it ran {result.run_seconds:.1f} s ({run:.1f} s without waiting for a busy CPU), {run / honest:.1f} "
+            f"times the {honest:.1f} s an honest run takes (the instructor's solutions or the untouched release, "
+            f"counted alike; flagged for review above {review_factor:g} times); slowest cells: {cells}")

@@ -91,6 +91,9 @@ class Recorder:
             record.honest_seconds = self._honest(job, notebook_id)
             record.slowest_cells = slowest(result.cell_seconds)
             record.run_seconds = result.run_seconds
+            record.unloaded_seconds = result.unloaded_seconds
+            record.honest_unloaded_seconds = self.budgets.honest_unloaded(job.assignment, notebook_id) \
+                if self.budgets is not None else None
             records.append(record)
         state.set_read_only(job.staging, self.permissions)
         state.swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
@@ -125,7 +128,7 @@ class Recorder:
         if edited:
             reasons.append(f"the test cell(s) {', '.join(edited)} were edited; the original tests were used")
         reasons += ignored + result.incidents  # incidents: the grader's own observations (execution.observed)
-        slow = slow_note(result, self._honest(job, notebook_id), self.budgets.review) \
+        slow = slow_note(result, self.budgets.honest_unloaded(job.assignment, notebook_id), self.budgets.review) \
             if self.budgets is not None and result.status == Status.OK else ""
         if slow:
             reasons.append(slow)

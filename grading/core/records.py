@@ -60,6 +60,8 @@ class GradingRecord:
     budget_seconds: float | None = None  # the time the whole notebook was allowed (autograde/budget.py)
     honest_seconds: float | None = None  # the instructor's solutions' run time it was compared with
     run_seconds: float | None = None  # its own run time on the same clock (first cell to last)
+    unloaded_seconds: float | None = None  # run_seconds less its waits for a busy CPU (what the review compares)
+    honest_unloaded_seconds: float | None = None  # the honest run's, counted alike
     slowest_cells: list = dataclasses.field(default_factory=list)  # [label, seconds], slowest first
 
     @property

@@ -46,7 +46,7 @@ from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
-from grading.execution.observed import KernelWatch, cell_label, reported_errors
+from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
 from grading.execution.sandbox import get_sandbox
 
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
@@ -73,6 +73,7 @@ class ExecutionResult:
     cell_seconds: list = dataclasses.field(default_factory=list)  # [index, label, seconds] per code cell run
     reported: list = dataclasses.field(default_factory=list)  # errors the notebook's outputs report (observed.py)
     budget: float | None = None  # the seconds the whole notebook was allowed
+    unloaded_seconds: float = 0.0  # run_seconds less the kernel's and the judge's waits for a CPU
 
 
 class OutputLimitExceeded(Exception):
@@ -108,7 +109,7 @@ class GradingExecutor(Execute):
         super().__init__(*args, **kwargs)
         self.time_budget = time_budget or {}  # {"seconds": ..., "why": ...}: the notebook's time budget
         self.watch = watch  # a KernelWatch, or None (no limits enforced: nothing to compare with)
-        self.cell_seconds, self.run_seconds = [], 0.0
+        self.cell_seconds, self.run_seconds, self.unloaded_seconds = [], 0.0, 0.0
         self._grader_timeouts = set()  # ids of the cells the grader timed out (never read from outputs)
         self.max_output_bytes = max_output_bytes
         self.judge = judge  # a JudgeProcess: test cells run there, never in the kernel
@@ -186,7 +187,7 @@ class GradingExecutor(Execute):
             if self.judge is not None:  # the judge's start-up is not the notebook's time
                 self.judge.wait_ready()
             started, code_cells = time.monotonic(), 0
-            self.cell_timeout = self.timeout
+            self.cell_timeout, delays = self.timeout, self._run_delays()
             try:
                 for index, cell in enumerate(self.nb.cells):
                     if cell.cell_type != "code":
@@ -219,6 +220,9 @@ class GradingExecutor(Execute):
             finally:
                 self.run_seconds = time.monotonic() - started
                 self.timeout = self.cell_timeout
+                after = self._run_delays()
+                waited = sum(after[pid] - delays[pid] for pid in delays if pid in after)
+                self.unloaded_seconds = max(0.0, self.run_seconds - waited)
         self.set_widgets_metadata()
         return self.nb, self.resources, status, reason, failed
 
@@ -264,6 +268,10 @@ class GradingExecutor(Execute):
 
     def _timed_out(self, cell) -> bool:
         return id(cell) in self._grader_timeouts
+
+    def _run_delays(self) -> dict:
+        judge = getattr(getattr(self.judge, "server", None), "process", None)
+        return run_delays(self._kernel_pid(), getattr(judge, "pid", None))
 
     def _kernel_pid(self):
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -468,7 +476,7 @@ def execute_notebook(
                            watch.incidents() if watch is not None else [], started=started, ended=time.time(),
                            host=socket.gethostname(), run_seconds=round(executor.run_seconds, 3),
                            cell_seconds=executor.cell_seconds, reported=[clean_text(r) for r in reported_errors(notebook)],
-                           budget=executor._budget())
+                           budget=executor._budget(), unloaded_seconds=round(executor.unloaded_seconds, 3))
 
 
 def _shutdown(km):

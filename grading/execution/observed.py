@@ -109,6 +109,27 @@ class KernelWatch:
         return found
 
 
+def _main_pids(root, first_only=False) -> list[int]:
+    found = [pid for pid in _children(int(root)) if _status(pid).get("Name") not in (None, "bwrap")]
+    return found[:1] if first_only else found
+
+
+def run_delays(kernel_root, judge_root) -> dict:
+    """pid -> seconds its main thread has waited for a CPU (``/proc/<pid>/schedstat``), for the
+    kernel (the first process in its sandbox) and the judge server's processes.
+
+    Wall time minus the growth of these waits is the time a notebook would take on an idle
+    machine: a busy machine slows every notebook alike, and this takes it out."""
+    pids = (_main_pids(kernel_root, True) if kernel_root else []) + (_main_pids(judge_root) if judge_root else [])
+    delays = {}
+    for pid in pids:
+        try:
+            delays[pid] = int((PROC / str(pid) / "schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return delays
+
+
 def _kind(ename: str, evalue: str) -> bool:
     """Whether an error is of a kind the sandbox or a limit could cause (worth reporting)."""
     text = f"{ename}: {evalue}"

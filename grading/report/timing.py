@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from grading.core.records import Status
 
-COLUMNS = ("student", "assignment", "notebook", "status", "ran (s)", "honest run (s)", "ratio", "budget (s)",
-           "slowest cells")
+COLUMNS = ("student", "assignment", "notebook", "status", "ran (s)", "without CPU waits (s)", "honest run (s)",
+           "ratio", "budget (s)", "slowest cells")
 
 
 def slow_rows(records, review_factor) -> list:
@@ -18,14 +18,15 @@ def slow_rows(records, review_factor) -> list:
     or were stopped at their budget."""
     rows = []
     for record in records:
-        honest, run, budget = record.get("honest_seconds"), record.get("run_seconds"), record.get("budget_seconds")
-        if not honest or run is None:
+        honest, unloaded = record.get("honest_unloaded_seconds"), record.get("unloaded_seconds")
+        run, budget = record.get("run_seconds"), record.get("budget_seconds")
+        if not honest or run is None or unloaded is None:
             continue
         stopped = record.get("status") == Status.TIMEOUT and "time budget" in str(record.get("reason", ""))
-        if not stopped and run <= review_factor * honest:
+        if not stopped and unloaded <= review_factor * honest:
             continue
         cells = ", ".join(f"{label} {float(seconds):.1f} s" for label, seconds in record.get("slowest_cells") or [])
         rows.append([record.get("student", ""), record.get("assignment", ""), record.get("notebook", ""),
-                     record.get("status", ""), f"{run:.1f}", f"{honest:.1f}", f"{run / honest:.1f}x",
-                     f"{budget:g}" if budget is not None else "-", cells])
-    return sorted(rows, key=lambda row: (-float(row[6][:-1]), row[0], row[1], row[2]))
+                     record.get("status", ""), f"{run:.1f}", f"{unloaded:.1f}", f"{honest:.1f}",
+                     f"{unloaded / honest:.1f}x", f"{budget:g}" if budget is not None else "-", cells])
+    return sorted(rows, key=lambda row: (-float(row[7][:-1]), row[0], row[1], row[2]))

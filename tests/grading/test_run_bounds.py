@@ -289,12 +289,12 @@ def test_seed_and_budget_rules():
     assert len({grading_seed(b"k", "a", "s", b"nb"), grading_seed(b"k2", "a", "s", b"nb"),
                 grading_seed(b"k", "b", "s", b"nb"), grading_seed(b"k", "a", "t", b"nb"),
                 grading_seed(b"k", "a", "s", b"nb2")}) == 5
-    result = ExecutionResult("", "ok", "", 0.0, run_seconds=12.0,
+    result = ExecutionResult("", "ok", "", 0.0, run_seconds=15.0, unloaded_seconds=12.0,
                              cell_seconds=[[1, "cell 1", 0.1], [2, "cell 2", 6.0], [3, "cell 3", 5.9]])
     assert slowest(result.cell_seconds, 2) == [["cell 2", 6.0], ["cell 3", 5.9]]
-    assert "4.0 times the 3.0 s" in slow_note(result, 3.0, 3)
+    assert "it ran 15.0 s (12.0 s without waiting for a busy CPU), 4.0 times the 3.0 s" in slow_note(result, 3.0, 3)
     assert slow_note(result, 5.0, 3) == "" and slow_note(result, None, 3) == ""
-    result.run_seconds = 9.0  # below REVIEW_MIN_SECONDS: never slow
+    result.unloaded_seconds = 9.0  # below REVIEW_MIN_SECONDS: never slow
     assert slow_note(result, 1.0, 3) == ""
 
 
