@@ -151,7 +151,7 @@ class Budgets:
         cap = self.limits.notebook_timeout
         if honest is None:
             return None
-        seconds = max(self.floor, self.factor * honest)
+        seconds = round(max(self.floor, self.factor * honest), 1)
         why = (f"{self.factor:g} x the {honest:.1f} s an honest run takes"
                if self.factor * honest >= self.floor else
                f"the floor of {self.floor:g} s, more than {self.factor:g} x the {honest:.1f} s an honest run takes")

@@ -26,7 +26,6 @@ each code cell's seconds are kept for the report.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
 import signal
@@ -47,33 +46,11 @@ from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
 from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
+from grading.execution.results import ExecutionResult
 from grading.execution.sandbox import get_sandbox
 
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
 INTERRUPT_GRACE = 10  # seconds a kernel has to answer after a timed-out cell is interrupted
-
-
-@dataclasses.dataclass
-class ExecutionResult:
-    """What a worker sends back: the executed notebook and how execution went."""
-
-    notebook_json: str
-    status: str
-    reason: str
-    seconds: float
-    failed_cell: int | None = None  # index of the cell that timed out or killed the kernel
-    incidents: list = dataclasses.field(default_factory=list)  # what the grader observed (observed.KernelWatch)
-    # When and where it ran (epoch seconds, host name): the grader finds notebooks that
-    # ran at the same time on one machine (see grading.autograde's regrading alone).
-    started: float = 0.0
-    ended: float = 0.0
-    host: str = ""
-    graded_alone: str = ""  # why it was graded again alone, if it was
-    run_seconds: float = 0.0  # from the first cell to the last (kernel start-up excluded)
-    cell_seconds: list = dataclasses.field(default_factory=list)  # [index, label, seconds] per code cell run
-    reported: list = dataclasses.field(default_factory=list)  # errors the notebook's outputs report (observed.py)
-    budget: float | None = None  # the seconds the whole notebook was allowed
-    unloaded_seconds: float = 0.0  # run_seconds less the kernel's and the judge's waits for a CPU
 
 
 class OutputLimitExceeded(Exception):
