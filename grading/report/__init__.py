@@ -159,7 +159,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         has_log=bool(log),
         attention=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in needs_attention(current)],
         graded_alone=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in current if r.get("graded_alone")],
-        slow={"header": SLOW_COLUMNS, "rows": slow_rows(current, course.settings.review_factor),
+        slow={"header": SLOW_COLUMNS, "rows": slow_rows(current),
               "review": course.settings.review_factor},
         scores=_score_table(grades),
         late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},

@@ -13,17 +13,20 @@ COLUMNS = ("student", "assignment", "notebook", "status", "ran (s)", "without CP
            "ratio", "budget (s)", "slowest cells")
 
 
-def slow_rows(records, review_factor) -> list:
-    """Table rows of the current records that ran over ``review_factor`` times the honest time
-    or were stopped at their budget."""
+HONEST_WORDS = "an honest run takes"  # in the reason of a notebook flagged as slow or stopped at its budget
+
+
+def slow_rows(records) -> list:
+    """Table rows of the current records flagged for their run time or stopped at their budget."""
     rows = []
     for record in records:
         honest, unloaded = record.get("honest_unloaded_seconds"), record.get("unloaded_seconds")
         run, budget = record.get("run_seconds"), record.get("budget_seconds")
         if not honest or run is None or unloaded is None:
             continue
-        stopped = record.get("status") == Status.TIMEOUT and "time budget" in str(record.get("reason", ""))
-        if not stopped and unloaded <= review_factor * honest:
+        # The grader's own verdict (autograde/budget.py): flagged as slow, or stopped at the budget.
+        if HONEST_WORDS not in str(record.get("reason", "")) or record.get("status") not in (Status.FLAGGED,
+                                                                                            Status.TIMEOUT):
             continue
         cells = ", ".join(f"{label} {float(seconds):.1f} s" for label, seconds in record.get("slowest_cells") or [])
         rows.append([record.get("student", ""), record.get("assignment", ""), record.get("notebook", ""),
