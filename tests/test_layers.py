@@ -30,7 +30,7 @@ LAYERS = [
 ]
 # Run inside the student's kernel or the judge's sandbox: stdlib, NumPy and each other only.
 RUNTIME = {"grading.execution.plain", "grading.execution.frames", "grading.execution.kernel_runtime",
-           "grading.execution.judge_runtime", "grading.execution.process", "grading.execution.diagnosis_runtime"}
+           "grading.execution.judge_runtime", "grading.execution.judge_server", "grading.execution.process", "grading.execution.diagnosis_runtime"}
 MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 15  # grading/ and bench/: folders say what belongs together
 

@@ -41,10 +41,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from grading.autograde.budget import Budgets
 from grading.autograde.jobs import SubmissionJob, select_submissions
 from grading.autograde.nbgrader_steps import NbgraderSteps
 from grading.autograde.prepare import Preparer
 from grading.autograde.record import Recorder
+from grading.autograde.seeds import course_secret
 from grading.core import state
 from grading.core.course import Course
 from grading.core.errors import NbgError
@@ -176,6 +178,10 @@ def autograde(
         # A Dask cluster instead of the local pool (checks every worker first).
         runner = TaskRunner(workers, cluster.connect(dask_cluster, sandbox=sandbox.name) if dask_cluster else None)
         try:
+            if jobs:
+                preparer.secret = course_secret(course)
+                preparer.budgets = recorder.budgets = _measure_honest_times(
+                    Budgets(course, limits, sandbox.name), jobs, preparer, runner, Path(scratch_root))
             for job in jobs:
                 try:
                     for notebook_id, task in preparer.prepare(job, Path(scratch_root)):
@@ -199,3 +205,23 @@ def autograde(
             runner.shutdown()
     summary.seconds = time.monotonic() - start
     return summary
+
+
+def _measure_honest_times(budgets, jobs, preparer, runner, scratch_root) -> Budgets:
+    """Time the source notebooks not timed yet for these limits (run like submissions, before them)."""
+    pairs = {(job.assignment, notebook_id) for job in jobs for notebook_id in job.notebook_ids}
+    results = {}
+    for assignment, notebook_id in budgets.missing(pairs):
+        try:
+            tasks = budgets.measuring_tasks(assignment, notebook_id, scratch_root, preparer.base_task(assignment))
+        except Exception as error:  # no budget then: the notebook limit alone
+            budgets.failed[(assignment, notebook_id)] = describe_error(error)
+            continue
+        results[(assignment, notebook_id)] = {}
+        for kind, task in tasks.items():
+            runner.submit(("honest", assignment, notebook_id, kind), task)
+    for (_, assignment, notebook_id, kind), result in runner.results():
+        results[(assignment, notebook_id)][kind] = result
+    for (assignment, notebook_id), measured in sorted(results.items()):
+        budgets.store(assignment, notebook_id, measured)
+    return budgets

@@ -23,6 +23,7 @@ class SubmissionJob:
     records: dict = dataclasses.field(default_factory=dict)  # notebook id -> GradingRecord (no execution)
     notes: dict = dataclasses.field(default_factory=dict)  # notebook id -> ScanResult, [removed files]
     results: dict = dataclasses.field(default_factory=dict)  # notebook id -> ExecutionResult
+    seeds: dict = dataclasses.field(default_factory=dict)  # notebook id -> its hidden tests' grading seed
     waiting: set = dataclasses.field(default_factory=set)
     failed: bool = False  # the grader failed on it as a whole: nothing recorded, graded next run
     grader_failed: bool = False  # the grader failed on one of its notebooks: graded again next run

@@ -29,6 +29,7 @@ from grading.autograde.checks import (
 )
 from grading.autograde.jobs import SubmissionJob
 from grading.autograde.scan import ScanResult, library_rule, scan_notebook
+from grading.autograde.seeds import grading_seed
 from grading.core import mistakes
 from grading.core.cells import read_notebook
 from grading.core.errors import NbgError
@@ -56,6 +57,8 @@ class Preparer:
         self.course, self.steps, self.limits, self.sandbox = course, steps, limits, sandbox
         self.recorder = recorder  # records the notebooks that get no task
         self.matplotlib_cache = None
+        self.budgets = None  # budget.Budgets: each notebook's time budget (None: the notebook limit)
+        self.secret = None  # the course's test secret (seeds.py); None: the hidden tests' own seeds
         self._sources = {}
         self._orders = {}
         self._data_files = {}
@@ -82,6 +85,8 @@ class Preparer:
                 job.records[notebook_id] = self.recorder.record(job, notebook_id, status, problem)
                 yield notebook_id, None
                 continue
+            if self.secret is not None:  # before reading it: the bytes graded are the bytes seeded
+                job.seeds[notebook_id] = grading_seed(self.secret, job.assignment, job.student, path.read_bytes())
             try:
                 raw = read_notebook(path)
                 not_text = [i for i, c in enumerate(raw.get("cells", [])) if not isinstance(c.get("source", ""), (str, list))
@@ -126,7 +131,14 @@ class Preparer:
                 "sandbox": self.sandbox,
                 "matplotlib_cache": self.matplotlib_cache,
                 "judge_files": self._assignment_files(job.assignment),
+                "time_budget": self.budgets.budget(job.assignment, notebook_id) if self.budgets else None,
+                "grading_seed": job.seeds.get(notebook_id),
             }
+
+    def base_task(self, assignment) -> dict:
+        """What every execution task of ``assignment`` shares (the source's timing runs on it)."""
+        return {"config": self.steps.converter.config, "limits": self.limits, "sandbox": self.sandbox,
+                "matplotlib_cache": self.matplotlib_cache, "judge_files": self._assignment_files(assignment)}
 
     def _assignment_files(self, assignment) -> dict:
         """The assignment's own data files (from source/, never a submission), for the judge."""

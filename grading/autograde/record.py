@@ -13,6 +13,7 @@ import shutil
 
 import nbformat
 
+from grading.autograde.budget import slow_note, slowest
 from grading.autograde.jobs import SubmissionJob
 from grading.autograde.scan import ScanResult
 from grading.core import state
@@ -26,6 +27,7 @@ class Recorder:
     def __init__(self, course, steps, sandbox):
         self.course, self.steps, self.sandbox = course, steps, sandbox  # a backend
         self.permissions = int(str(steps.converter.permissions), 8)
+        self.budgets = None  # budget.Budgets of the run: honest times, the review factor
 
     def fail_job(self, job: SubmissionJob, reason: str) -> list:
         """Records for a submission the grader failed on as a whole: ungraded, graded next run."""
@@ -86,6 +88,13 @@ class Recorder:
             status, reason = self._apply_notes(job, notebook_id, result)
             record = self.record(job, notebook_id, status, reason, result.seconds)
             record.graded_alone = bool(result.graded_alone)
+            record.budget_seconds = result.budget
+            record.honest_seconds = self._honest(job, notebook_id)
+            record.slowest_cells = slowest(result.cell_seconds)
+            record.run_seconds = result.run_seconds
+            record.unloaded_seconds = result.unloaded_seconds
+            record.honest_unloaded_seconds = self.budgets.honest_unloaded(job.assignment, notebook_id) \
+                if self.budgets is not None else None
             records.append(record)
         state.set_read_only(job.staging, self.permissions)
         state.swap_in(job.staging, self.course.autograded_dir(job.student, job.assignment))
@@ -126,13 +135,21 @@ class Recorder:
                            "notebook's order")
         if scan.overruled_note():
             reasons.append(scan.overruled_note())
-        reasons += ignored + result.incidents
+        reasons += ignored + result.incidents  # incidents: the grader's own observations (execution.observed)
+        slow = slow_note(result, self.budgets.honest_unloaded(job.assignment, notebook_id), self.budgets.review) \
+            if self.budgets is not None and result.status == Status.OK else ""
+        if slow:
+            reasons.append(slow)
+        reasons += [f"the notebook's own output says {line}" for line in getattr(result, "reported", [])]  # never a status
         status = result.status
-        if status == Status.OK and (scan.flagged or deleted or edited or moved):
+        if status == Status.OK and (scan.flagged or deleted or edited or moved or slow):
             status = Status.FLAGGED
         elif status == Status.OK and (ignored or result.incidents):
             status = Status.BLOCKED
         return status, "; ".join(reasons)
+
+    def _honest(self, job, notebook_id):
+        return self.budgets.honest(job.assignment, notebook_id) if self.budgets is not None else None
 
     def record(self, job, notebook_id, status, reason, seconds=0.0):
         score = max_score = None
@@ -144,6 +161,7 @@ class Recorder:
             student=job.student, assignment=job.assignment, notebook=notebook_id, status=status,
             reason=reason, seconds=round(seconds, 3), sandbox=self.sandbox.name, sandboxed=self.sandbox.confined, score=score,
             max_score=max_score, late=job.info.get("seconds_late", 0) > 0, graded_at=now(),
+            grading_seed=job.seeds.get(notebook_id),
         )
 
 

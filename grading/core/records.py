@@ -56,6 +56,13 @@ class GradingRecord:
     late: bool = False
     graded_at: str = ""
     graded_alone: bool = False  # it failed while other notebooks ran, and was graded again alone
+    grading_seed: int | None = None  # the hidden tests' seed (autograde/seeds.py): a regrade reuses it
+    budget_seconds: float | None = None  # the time the whole notebook was allowed (autograde/budget.py)
+    honest_seconds: float | None = None  # the instructor's solutions' run time it was compared with
+    run_seconds: float | None = None  # its own run time on the same clock (first cell to last)
+    unloaded_seconds: float | None = None  # run_seconds less its waits for a busy CPU (what the review compares)
+    honest_unloaded_seconds: float | None = None  # the honest run's, counted alike
+    slowest_cells: list = dataclasses.field(default_factory=list)  # [label, seconds], slowest first
 
     @property
     def needs_attention(self) -> bool:

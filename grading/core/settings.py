@@ -62,6 +62,16 @@ class Nbg(Configurable):
     forbidden_libraries = List(Unicode(), default_value=[], help=(
         "modules or dotted names no graded function may use, even under an allowed module "
         "(e.g. 'scipy.special.softmax')")).tag(config=True)
+    time_factor = Float(10, help=(
+        "a notebook's time budget is this many times the instructor's solutions' run time "
+        "(measured once per source notebook), at least time_floor, at most notebook_timeout")).tag(config=True)
+    time_floor = Float(60, help="seconds of the smallest time budget of a notebook").tag(config=True)
+    review_factor = Float(3, help=(
+        "a notebook that finishes but runs this many times longer than the instructor's solutions "
+        "is flagged for review, with its slowest cells")).tag(config=True)
+    test_secret = Unicode(None, allow_none=True, help=(
+        "the secret the hidden tests' per-student seeds are derived from (unset: <course>/.nbg/test_secret, "
+        "created on first autograde)")).tag(config=True)
 
 
 def read_settings(config) -> Nbg:

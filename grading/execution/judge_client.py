@@ -45,7 +45,7 @@ class JudgeServer:
         self.root = Path(tempfile.mkdtemp(prefix="nbgs-"))
         self.uid = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [sys.executable, "-c", f"from grading.execution.judge_runtime import serve_forks; serve_forks({theirs.fileno()})"]
+        command = [sys.executable, "-c", f"from grading.execution.judge_server import serve_forks; serve_forks({theirs.fileno()})"]
         command, environment, self.uid = get_sandbox(sandbox).judge_command(command, self.root, limits)
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -79,7 +79,7 @@ class JudgeServer:
                     raise JudgeProtocolError(f"unexpected first message {str(message.get('op'))[:40]!r}")
                 self._ready = True
 
-    def fork(self, files) -> tuple:
+    def fork(self, files, seed=None) -> tuple:
         """A new judge: (its socket, its pid in the server's namespace, its folder)."""
         self.wait_ready()
         with self._lock:
@@ -97,7 +97,8 @@ class JudgeServer:
                     os.chown(path, self.uid, self.uid)
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                request = json.dumps({"op": "fork", "folder": str(folder)}).encode()  # the same path inside
+                request = json.dumps({"op": "fork", "folder": str(folder),  # the same path inside
+                                      "seed": seed}).encode()  # the hidden tests' grading seed
                 socket.send_fds(self.control, [request], [theirs.fileno()])
             finally:
                 theirs.close()
@@ -169,8 +170,8 @@ class JudgeProcess:
         submission), written into the judge's working folder.
     """
 
-    def __init__(self, *, sandbox: str, limits: Limits, files=None):
-        self.limits = limits
+    def __init__(self, *, sandbox: str, limits: Limits, files=None, seed=None):
+        self.limits, self.seed = limits, seed
         self.server = judge_server(sandbox=sandbox, limits=limits)
         self._files = files
         self._socket = self._pid = self.folder = None
@@ -210,7 +211,7 @@ class JudgeProcess:
     def wait_ready(self, timeout=120):
         if not self._ready:
             self.server.wait_ready(timeout)
-            self._socket, self._pid, self.folder = self.server.fork(self._files)
+            self._socket, self._pid, self.folder = self.server.fork(self._files, self.seed)
             message = self._read(30)
             if message.get("op") != "ready":
                 raise JudgeProtocolError(f"unexpected first message {str(message.get('op'))[:40]!r}")

@@ -16,15 +16,16 @@ with four differences that matter when grading hundreds of submissions:
 * the kernel comes from a sandbox backend (:mod:`grading.execution.sandbox`), in a
   scratch directory, and nothing here touches the gradebook.
 
-:func:`incidents` then reads the error outputs for what the sandbox or a
-limit stopped (a memory hog, a fork bomb, a network connection, a write
-outside the scratch folder, ``sys.exit``), so the report can say so.
+:mod:`grading.execution.observed` says what the grader itself observed (the
+kernel's memory and processes against the limits); a timed-out cell is one the
+grader timed out, never one whose output says so. The notebook runs within a
+time budget (the assignment's honest time, :mod:`grading.autograde.budget`) and
+each code cell's seconds are kept for the report.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
 import signal
@@ -45,29 +46,13 @@ from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
+from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
 from grading.execution.process import limit_own_memory
+from grading.execution.results import ExecutionResult
 from grading.execution.sandbox import get_sandbox
 
 TIMEOUT_ENAME = "CellTimeoutError"  # nbgrader's Execute.error_on_timeout
 INTERRUPT_GRACE = 10  # seconds a kernel has to answer after a timed-out cell is interrupted
-
-
-@dataclasses.dataclass
-class ExecutionResult:
-    """What a worker sends back: the executed notebook and how execution went."""
-
-    notebook_json: str
-    status: str
-    reason: str
-    seconds: float
-    failed_cell: int | None = None  # index of the cell that timed out or killed the kernel
-    incidents: list = dataclasses.field(default_factory=list)  # see incidents()
-    # When and where it ran (epoch seconds, host name): the grader finds notebooks that
-    # ran at the same time on one machine (see grading.autograde's regrading alone).
-    started: float = 0.0
-    ended: float = 0.0
-    host: str = ""
-    graded_alone: str = ""  # why it was graded again alone, if it was
 
 
 class OutputLimitExceeded(Exception):
@@ -88,9 +73,7 @@ def _output_size(msg) -> int:
     return len(json.dumps(content, default=str))
 
 
-def _cell_label(cell, index) -> str:
-    grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-    return f"cell {index} ({grade_id})" if grade_id else f"cell {index}"
+_cell_label = cell_label
 
 
 def _error_output(ename, evalue):
@@ -101,8 +84,12 @@ class GradingExecutor(Execute):
     """nbgrader's ``Execute``, cell by cell, surviving kernel death and output floods."""
 
     def __init__(self, *args, max_output_bytes=20_000_000, judge=None, notebook_timeout=None,
-                 max_code_cells=None, **kwargs):
+                 max_code_cells=None, time_budget=None, watch=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.time_budget = time_budget or {}  # {"seconds": ..., "why": ...}: the notebook's time budget
+        self.watch = watch  # a KernelWatch, or None (no limits enforced: nothing to compare with)
+        self.cell_seconds, self.run_seconds, self.unloaded_seconds = [], 0.0, 0.0
+        self._grader_timeouts = set()  # ids of the cells the grader timed out (never read from outputs)
         self.max_output_bytes = max_output_bytes
         self.judge = judge  # a JudgeProcess: test cells run there, never in the kernel
         self.notebook_timeout = notebook_timeout
@@ -179,61 +166,126 @@ class GradingExecutor(Execute):
                         self.nb.cells[0].outputs = [_error_output("KernelDied", reason)]
                         self._mark_not_executed(0, reason)
                     return self.nb, self.resources, Status.KERNEL_DIED, reason, 0
+            if self.judge is not None:  # the judge's start-up is not the notebook's time
+                self.judge.wait_ready()
             started, code_cells = time.monotonic(), 0
-            for index, cell in enumerate(self.nb.cells):
-                if cell.cell_type == "code":
+            self.cell_timeout, delays = self.timeout, self._run_delays()
+            try:
+                for index, cell in enumerate(self.nb.cells):
+                    if cell.cell_type != "code":
+                        continue
                     code_cells += 1
                     stop = self._over_budget(started, code_cells)
                     if stop:
                         cell.outputs = [_error_output("NotExecuted", f"not run because {stop}")]
                         self._mark_not_executed(index, stop)
                         return self.nb, self.resources, Status.TIMEOUT, stop, index
-                if self.judge is not None and is_test_cell(cell):
-                    died = self._judge_cell(cell, index)
-                    if died:
-                        return died
-                    continue
-                if self.bridge is not None and cell.cell_type == "code":
-                    # The kernel may still be serving the judge (consecutive test cells share one
-                    # serve loop): stop it before the notebook's own code runs again.
-                    self.bridge.end_cell()
-                try:
-                    self.preprocess_cell(cell, resources, index)
-                except CellTimeoutError:
-                    # Raised after the interrupt when no IOPub output follows (raise_on_iopub_timeout):
-                    # the kernel may still be stuck; the check below decides.
-                    cell.outputs.append(_error_output(TIMEOUT_ENAME, f"no reply from the kernel within {self.timeout} s"))
-                except DeadKernelError:
-                    return self._after_death(cell, index)
-                except ValueError as error:
-                    # A message that fails jupyter_client's checks ("Invalid Signature"),
-                    # seen under load from kernels flooding their output: stop the kernel
-                    # and keep the scores of the cells before, like any kernel death.
-                    if not self._output_limit_hit:
-                        self._message_error = f"{error} after {self._output_bytes} bytes of output"
-                        self._kill_kernel()
-                    return self._after_death(cell, index)
-                if _timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
-                    if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
-                        return self._after_death(cell, index)
-                    reason = (f"{_cell_label(cell, index)} timed out after {self.timeout} s and its "
-                              f"kernel did not stop when interrupted, so the grader stopped it")
-                    self._kill_kernel()
-                    self._mark_not_executed(index, reason)
-                    return self.nb, self.resources, Status.KERNEL_DIED, reason, index
-                if status == Status.OK and _timed_out(cell):
-                    status = Status.TIMEOUT
-                    reason = f"{_cell_label(cell, index)} timed out after {self.timeout} s"
-                    failed = index
+                    self.timeout = self._cell_deadline(started)
+                    cell_started = time.monotonic()
+                    try:
+                        ended = self._run_cell(cell, index, resources)
+                    finally:
+                        self.cell_seconds.append([index, _cell_label(cell, index),
+                                                  round(time.monotonic() - cell_started, 3)])
+                    if ended:
+                        return ended
+                    if self.watch is not None:
+                        self.watch.sample(self._kernel_pid(), _cell_label(cell, index))
+                    if self._timed_out(cell) and self.timeout < (self.cell_timeout or float("inf")):
+                        reason = f"{self._budget_reason()} (stopped during {_cell_label(cell, index)})"
+                        self._mark_not_executed(index, reason)
+                        return self.nb, self.resources, Status.TIMEOUT, reason, index
+                    if status == Status.OK and self._timed_out(cell):
+                        status = Status.TIMEOUT
+                        reason = f"{_cell_label(cell, index)} timed out after {self.timeout} s"
+                        failed = index
+            finally:
+                self.run_seconds = time.monotonic() - started
+                self.timeout = self.cell_timeout
+                after = self._run_delays()
+                waited = sum(after[pid] - delays[pid] for pid in delays if pid in after)
+                self.unloaded_seconds = max(0.0, self.run_seconds - waited)
         self.set_widgets_metadata()
         return self.nb, self.resources, status, reason, failed
+
+    def _run_cell(self, cell, index, resources):
+        """Run one code cell, a test cell in the judge; the preprocess() result if the notebook ends."""
+        if self.judge is not None and is_test_cell(cell):
+            return self._judge_cell(cell, index)
+        if self.bridge is not None:
+            # The kernel may still be serving the judge (consecutive test cells share one
+            # serve loop): stop it before the notebook's own code runs again.
+            self.bridge.end_cell()
+        try:
+            self.preprocess_cell(cell, resources, index)
+        except CellTimeoutError:
+            # Raised after the interrupt when no IOPub output follows (raise_on_iopub_timeout):
+            # the kernel may still be stuck; the check below decides.
+            self._grader_timeouts.add(id(cell))
+            cell.outputs.append(_error_output(TIMEOUT_ENAME, f"no reply from the kernel within {self.timeout} s"))
+        except DeadKernelError:
+            return self._after_death(cell, index)
+        except ValueError as error:
+            # A message that fails jupyter_client's checks ("Invalid Signature"),
+            # seen under load from kernels flooding their output: stop the kernel
+            # and keep the scores of the cells before, like any kernel death.
+            if not self._output_limit_hit:
+                self._message_error = f"{error} after {self._output_bytes} bytes of output"
+                self._kill_kernel()
+            return self._after_death(cell, index)
+        if self._timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
+            if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
+                return self._after_death(cell, index)
+            reason = (f"{_cell_label(cell, index)} timed out after {self.timeout} s and its "
+                      f"kernel did not stop when interrupted, so the grader stopped it")
+            self._kill_kernel()
+            self._mark_not_executed(index, reason)
+            return self.nb, self.resources, Status.KERNEL_DIED, reason, index
+        return None
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        if cell is not None:  # the grader's own observation: a cell's output cannot forge it
+            self._grader_timeouts.add(id(cell))
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _timed_out(self, cell) -> bool:
+        return id(cell) in self._grader_timeouts
+
+    def _run_delays(self) -> dict:
+        judge = getattr(getattr(self.judge, "server", None), "process", None)
+        return run_delays(self._kernel_pid(), getattr(judge, "pid", None))
+
+    def _kernel_pid(self):
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        return getattr(process, "pid", None)
+
+    def _budget(self):
+        """The seconds the whole notebook may run (its budget, within the notebook limit), or None."""
+        limits = [x for x in (self.notebook_timeout, self.time_budget.get("seconds")) if x is not None]
+        return min(limits) if limits else None
+
+    def _budget_reason(self) -> str:
+        budget = self._budget()
+        if self.time_budget.get("seconds") is not None and self.time_budget["seconds"] <= budget:
+            return (f"the notebook ran longer than its time budget of {budget:g} s in total "
+                    f"({self.time_budget.get('why', 'set by the grader')})")
+        return f"the notebook ran longer than {budget:g} s in total"
+
+    def _cell_deadline(self, started):
+        """The next cell's timeout: the cell timeout, or less when the budget ends sooner."""
+        budget = self._budget()
+        if budget is None:
+            return self.cell_timeout
+        left = max(1, int(budget - (time.monotonic() - started) + 0.999))
+        return left if not self.cell_timeout or left < self.cell_timeout else self.cell_timeout
 
     def _over_budget(self, started, code_cells) -> str:
         """Why the notebook must stop before its next code cell, or ''."""
         if self.max_code_cells is not None and code_cells > self.max_code_cells:
             return f"the notebook has more than {self.max_code_cells} code cells"
-        if self.notebook_timeout is not None and time.monotonic() - started > self.notebook_timeout:
-            return f"the notebook ran longer than {self.notebook_timeout:g} s in total"
+        budget = self._budget()
+        if budget is not None and time.monotonic() - started > budget:
+            return self._budget_reason()
         return ""
 
     def _judge_cell(self, cell, index):
@@ -321,66 +373,6 @@ class GradingExecutor(Execute):
                 cell.execution_count = None
 
 
-def _timed_out(cell) -> bool:
-    return any(
-        output.get("output_type") == "error" and output.get("ename") == TIMEOUT_ENAME
-        for output in cell.get("outputs", [])
-    )
-
-
-def _incident(ename: str, evalue: str, limits: Limits) -> str | None:
-    """What an error output says the sandbox or a limit stopped, or None."""
-    text = f"{ename}: {evalue}"
-    if ename == "MemoryError":
-        allowed = f" (the grader allows {limits.memory_bytes // 2**20} MiB)" if limits.memory_bytes else ""
-        return f"ran out of memory{allowed}"
-    if ename == "BlockingIOError" or "Resource temporarily unavailable" in text:
-        allowed = f" (the grader allows {limits.max_processes})" if limits.max_processes else ""
-        return f"could not start more processes{allowed}"
-    if ename == "SystemExit":
-        return "tried to stop the notebook (sys.exit or exit); the cells after it still ran"
-    if "No space left on device" in text or "Disk quota exceeded" in text:
-        return "filled the space it may write (the sandbox's /tmp and /dev/shm are capped; blocked)"
-    if "Read-only file system" in text or ename == "PermissionError":
-        return "tried to change a file outside its own folder (blocked)"
-    if "unable to open database file" in text:
-        return "tried to open a database outside its own folder, such as the gradebook (blocked)"
-    network = ("Network is unreachable", "Name or service not known", "Temporary failure in name resolution",
-               "Connection refused", "No address associated")
-    if ename in ("ConnectionRefusedError", "gaierror", "URLError") or any(m in text for m in network):
-        return "tried to open a network connection (graded without network)"
-    if ename in ("FileNotFoundError", "NotADirectoryError") and ("'/" in evalue or "'.." in evalue):
-        return f"tried to open a file outside its own folder ({evalue[:120]})"
-    return None
-
-
-def incidents(notebook, limits: Limits) -> list[str]:
-    """One line per cell whose error shows the sandbox or a limit stopped something.
-
-    Parameters
-    ----------
-    notebook : NotebookNode
-        The executed notebook.
-    limits : Limits
-        The limits it ran under (quoted in the messages).
-
-    Returns
-    -------
-    list of str
-        E.g. ``"cell 5 (add_solution) ran out of memory (the grader allows 4096 MiB)"``.
-    """
-    found = []
-    for index, cell in enumerate(notebook.cells):
-        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
-            if output.get("output_type") != "error":
-                continue
-            what = _incident(str(output.get("ename", "")), str(output.get("evalue", "")), limits)
-            if what:
-                found.append(f"{_cell_label(cell, index)} {what}")
-                break
-    return found
-
-
 def execute_notebook(
     notebook_json: str,
     scratch_dir,
@@ -391,6 +383,8 @@ def execute_notebook(
     matplotlib_cache=None,
     judged: bool = True,
     judge_files=None,
+    time_budget=None,
+    grading_seed=None,
 ) -> ExecutionResult:
     """Execute a sanitized notebook: its cells in a fresh kernel, its tests in the judge.
 
@@ -414,6 +408,11 @@ def execute_notebook(
         the kernel. False runs everything in the kernel, as stock nbgrader does.
     judge_files : dict of str to bytes, optional
         The assignment's data files for the judge's folder (tests that read them).
+    time_budget : dict, optional
+        ``{"seconds": s, "why": words}``: the notebook stops once it has run ``s`` seconds
+        (within ``limits.notebook_timeout``), and its reason quotes ``why``.
+    grading_seed : int, optional
+        The seed the judge mixes into the hidden tests' inputs (``nbkit.testing.hidden_rng``).
 
     Returns
     -------
@@ -431,9 +430,12 @@ def execute_notebook(
             # Through the config: nbclient re-reads it when execution starts.
             config.Execute.timeout = int(max(1, round(limits.cell_timeout)))
         if judged:  # started first: its imports overlap the kernel's start
-            judge = JudgeProcess(sandbox=sandbox, limits=limits, files=judge_files)
+            judge = JudgeProcess(sandbox=sandbox, limits=limits, files=judge_files, seed=grading_seed)
+        # Memory and processes are compared with the limits only where a sandbox enforces them.
+        watch = KernelWatch(limits) if get_sandbox(sandbox).confined else None
         executor = GradingExecutor(config=config, max_output_bytes=limits.max_output_bytes, judge=judge,
-                                   notebook_timeout=limits.notebook_timeout, max_code_cells=limits.max_code_cells)
+                                   notebook_timeout=limits.notebook_timeout, max_code_cells=limits.max_code_cells,
+                                   time_budget=time_budget, watch=watch)
         kernel_name = notebook.metadata.get("kernelspec", {}).get("name") or executor.kernel_name or "python3"
         km = get_sandbox(sandbox).kernel_manager(scratch_dir, limits=limits, kernel_name=kernel_name,
                                                  matplotlib_cache=matplotlib_cache)
@@ -454,7 +456,10 @@ def execute_notebook(
         if judge is not None:
             judge.close()
     return ExecutionResult(nbformat.writes(notebook), status, clean_text(reason), time.monotonic() - start, failed,
-                           incidents(notebook, limits), started=started, ended=time.time(), host=socket.gethostname())
+                           watch.incidents() if watch is not None else [], started=started, ended=time.time(),
+                           host=socket.gethostname(), run_seconds=round(executor.run_seconds, 3),
+                           cell_seconds=executor.cell_seconds, reported=[clean_text(r) for r in reported_errors(notebook)],
+                           budget=executor._budget(), unloaded_seconds=round(executor.unloaded_seconds, 3))
 
 
 def _shutdown(km):
@@ -476,4 +481,4 @@ def execute_task(task: dict) -> ExecutionResult:
     return execute_notebook(**task)
 
 
-__all__ = ["ExecutionResult", "GradingExecutor", "execute_notebook", "execute_task", "incidents"]
+__all__ = ["ExecutionResult", "GradingExecutor", "execute_notebook", "execute_task"]

@@ -211,6 +211,9 @@ _CONSEQUENCES = {
 }
 
 
+_STOPPED = "The notebook was stopped there: the cells after it were not run and scored 0."
+
+
 def _current_records(path) -> dict:
     """The newest record per notebook of the log at ``path``, read once while the file is unchanged
     (feedback asks once per notebook: reading the whole log each time is quadratic in the class)."""
@@ -252,6 +255,8 @@ class GradingNotice(Preprocessor):
             if record.get("graded_alone"):
                 reason += ". It was run a second time, with nothing else running, and that result counts"
             consequence = _CONSEQUENCES.get(record["status"], "")
+            if record["status"] == "timeout" and " in total" in reason:  # the notebook's limit or time budget
+                consequence = _STOPPED
             nb.cells.insert(
                 0, new_markdown_cell(f"**Grading note ({record['status']}):** {reason}\n\n{consequence}")
             )

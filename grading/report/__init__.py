@@ -38,6 +38,8 @@ from grading.report.library import library_section
 from grading.report.mistakes import class_mistakes, write_mistakes_csv
 from grading.report.plots import grading_time_plot, pass_rate_plot, score_distribution_plot
 from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs
+from grading.report.timing import COLUMNS as SLOW_COLUMNS
+from grading.report.timing import slow_rows
 
 RECORD_COLUMNS = ("student", "assignment", "notebook", "status", "reason")
 LATE_COLUMNS = ("student", "assignment", "submitted (UTC)", "due (UTC)", "late by", "score before", "penalty", "score")
@@ -159,6 +161,8 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         has_log=bool(log),
         attention=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in needs_attention(current)],
         graded_alone=[[r.get(c) or "" for c in RECORD_COLUMNS] for r in current if r.get("graded_alone")],
+        slow={"header": SLOW_COLUMNS, "rows": slow_rows(current),
+              "review": course.settings.review_factor},
         scores=_score_table(grades),
         late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},
         similarity={"threshold": threshold, "pairs": pairs},
