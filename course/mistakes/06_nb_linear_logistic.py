@@ -25,7 +25,7 @@ _FIT_BODY = '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
 CASES = {
     "multinomial_linear_form": {
         "tests": ["test_multinomial_linear_form_visible", "test_multinomial_linear_form_core", "test_multinomial_linear_form_inputs"],
-        "keeps": {"overwrites_input": ["test_multinomial_linear_form_core"], "breaks_on_lists": ["test_multinomial_linear_form_core"]},
+        "keeps": {"breaks_on_lists": ["test_multinomial_linear_form_core"]},
         "correct": {
             "copies": _MLF + "    return np.array(feature_log_prob, dtype=float), np.array(class_log_prior, dtype=float)\n",
             "loops": _MLF + '''    W = np.array([[float(v) for v in row] for row in feature_log_prob])
@@ -47,7 +47,7 @@ CASES = {
     },
     "bernoulli_linear_form": {
         "tests": ["test_bernoulli_linear_form_visible", "test_bernoulli_linear_form_core", "test_bernoulli_linear_form_edges", "test_bernoulli_linear_form_inputs"],
-        "keeps": {"clips_probabilities": ["test_bernoulli_linear_form_core"], "overwrites_input": ["test_bernoulli_linear_form_core"], "breaks_on_lists": ["test_bernoulli_linear_form_core"]},
+        "keeps": {"clips_probabilities": ["test_bernoulli_linear_form_core"], "breaks_on_lists": ["test_bernoulli_linear_form_core"]},
         "correct": {
             "log1p": _BLF + '''    log_p = np.asarray(feature_log_prob, dtype=float)
     log_not_p = np.log1p(-np.exp(log_p))
@@ -99,7 +99,7 @@ CASES = {
     },
     "softmax": {
         "tests": ["test_softmax_visible", "test_softmax_core", "test_softmax_edges", "test_softmax_inputs"],
-        "keeps": {"no_shift": ["test_softmax_core"], "global_max_shift": ["test_softmax_core"], "overwrites_input": ["test_softmax_core"], "breaks_on_lists": ["test_softmax_core"]},
+        "keeps": {"no_shift": ["test_softmax_core"], "global_max_shift": ["test_softmax_core"], "breaks_on_lists": ["test_softmax_core"]},
         "correct": {
             "row_max_shift": _SM + '''    Z = np.asarray(Z, dtype=float)
     e = np.exp(Z - Z.max(axis=1, keepdims=True))
@@ -139,7 +139,7 @@ CASES = {
     },
     "gaussian_linear_form": {
         "tests": ["test_gaussian_linear_form_visible", "test_gaussian_linear_form_core", "test_gaussian_linear_form_inputs"],
-        "keeps": {"overwrites_input": ["test_gaussian_linear_form_core"], "breaks_on_lists": ["test_gaussian_linear_form_core"]},
+        "keeps": {"breaks_on_lists": ["test_gaussian_linear_form_core"]},
         "correct": {
             "vectorised": _GLF + '''    theta, var = np.asarray(theta, dtype=float), np.asarray(var, dtype=float)
     return theta / var, np.asarray(class_log_prior, dtype=float) - 0.5 * np.sum(theta ** 2 / var, axis=1)
@@ -176,7 +176,7 @@ CASES = {
     },
     "logistic_loss_grad": {
         "tests": ["test_logistic_loss_grad_visible", "test_logistic_loss_grad_core", "test_logistic_loss_grad_edges", "test_logistic_loss_grad_inputs"],
-        "keeps": {"log_sigmoid_overflows": ["test_logistic_loss_grad_core"], "overwrites_input": ["test_logistic_loss_grad_core"], "grad_b_one_element_array": ["test_logistic_loss_grad_core"], "breaks_on_lists": ["test_logistic_loss_grad_core"]},
+        "keeps": {"log_sigmoid_overflows": ["test_logistic_loss_grad_core"], "grad_b_one_element_array": ["test_logistic_loss_grad_core"], "breaks_on_lists": ["test_logistic_loss_grad_core"]},
         "correct": {
             "logaddexp": _LLG + '''    w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     z = X @ w + b
@@ -241,7 +241,7 @@ CASES = {
     },
     "fit_logistic": {
         "tests": ["test_fit_logistic_visible", "test_fit_logistic_core", "test_fit_logistic_edges", "test_fit_logistic_inputs"],
-        "keeps": {"step_without_l2": ["test_fit_logistic_core"], "ignores_max_iter": ["test_fit_logistic_core"], "b_as_array": ["test_fit_logistic_core"], "overwrites_input": ["test_fit_logistic_core"], "breaks_on_lists": ["test_fit_logistic_core"]},
+        "keeps": {"step_without_l2": ["test_fit_logistic_core"], "ignores_max_iter": ["test_fit_logistic_core"], "b_as_array": ["test_fit_logistic_core"], "breaks_on_lists": ["test_fit_logistic_core"]},
         "correct": {
             "newton": _FIT + '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     n_samples, n_features = X.shape
@@ -309,7 +309,7 @@ CASES = {
     },
     "reliability_bins": {
         "tests": ["test_reliability_bins_visible", "test_reliability_bins_core", "test_reliability_bins_edges", "test_reliability_bins_inputs"],
-        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"], "overwrites_input_prob": ["test_reliability_bins_core"]},
+        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"]},
         "correct": {
             "bincount": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
     bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)

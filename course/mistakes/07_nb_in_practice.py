@@ -15,7 +15,7 @@ _FT_SEARCH = """    result = minimize_scalar(loss, bounds=(np.log(1e-3), np.log(
 CASES = {
     "update_counts": {
         "tests": ["test_update_counts_visible", "test_update_counts_core", "test_update_counts_edges", "test_update_counts_inputs"],
-        "keeps": {"rows_from_np_unique": ["test_update_counts_core"], "matrix_from_sparse_sum": ["test_update_counts_core"], "counts_as_integers": ["test_update_counts_core"], "y_list_not_converted": ["test_update_counts_core"], "overwrites_inputs_adding_in_place": ["test_update_counts_core"]},
+        "keeps": {"rows_from_np_unique": ["test_update_counts_core"], "matrix_from_sparse_sum": ["test_update_counts_core"], "counts_as_integers": ["test_update_counts_core"], "y_list_not_converted": ["test_update_counts_core"]},
         "correct": {
             "one_hot_product": _UC + '''    y, classes = np.asarray(y), np.asarray(classes)
     one_hot = (y[:, None] == classes[None, :]).astype(float)
@@ -270,7 +270,7 @@ CASES = {
     },
     "combine_jlls": {
         "tests": ["test_combine_jlls_visible", "test_combine_jlls_core", "test_combine_jlls_edges", "test_combine_jlls_inputs"],
-        "keeps": {"subtracts_prior_once": ["test_combine_jlls_core"], "overwrites_first_part": ["test_combine_jlls_core"], "sums_lists_directly": ["test_combine_jlls_core"]},
+        "keeps": {"subtracts_prior_once": ["test_combine_jlls_core"], "sums_lists_directly": ["test_combine_jlls_core"]},
         "correct": {
             "loop": _CJ + '''    prior = np.asarray(class_log_prior, dtype=float)
     total = np.zeros_like(np.asarray(jlls[0], dtype=float))
@@ -305,7 +305,7 @@ CASES = {
 
     "fit_temperature": {
         "tests": ["test_fit_temperature_visible", "test_fit_temperature_core", "test_fit_temperature_edges", "test_fit_temperature_inputs"],
-        "keeps": {"only_over_confidence": ["test_fit_temperature_core"], "returns_one_element_array": ["test_fit_temperature_core"], "overwrites_input_log_odds": ["test_fit_temperature_core"], "labels_astype_on_list": ["test_fit_temperature_core"]},
+        "keeps": {"only_over_confidence": ["test_fit_temperature_core"], "returns_one_element_array": ["test_fit_temperature_core"], "labels_astype_on_list": ["test_fit_temperature_core"]},
         "correct": {
             "bounded_over_log_t": _FT + """    z = np.asarray(log_odds, dtype=float)
     s = np.where(np.asarray(y).astype(bool), 1.0, -1.0)
@@ -415,7 +415,7 @@ CASES = {
     },
     "expand_with_posteriors": {
         "tests": ["test_expand_with_posteriors_visible", "test_expand_with_posteriors_core", "test_expand_with_posteriors_edges", "test_expand_with_posteriors_inputs"],
-        "keeps": {"normalises_resp_copy": ["test_expand_with_posteriors_core"], "dense_from_sparse": ["test_expand_with_posteriors_core"], "overwrites_input_normalising_resp": ["test_expand_with_posteriors_core"]},
+        "keeps": {"normalises_resp_copy": ["test_expand_with_posteriors_core"], "dense_from_sparse": ["test_expand_with_posteriors_core"]},
         "correct": {
             "vstack_coo": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
     blocks = [X_lab] + [X_unlab] * len(classes)

@@ -129,7 +129,13 @@ def same(old, new) -> bool:
             return type(old) is type(new) and len(old) == len(new) and all(map(same, old, new))
         if isinstance(old, dict) and isinstance(new, dict):
             return old.keys() == new.keys() and all(same(old[k], new[k]) for k in old)
-        return type(old) is type(new) and bool(old == new)
+        if type(old) is not type(new):
+            return False
+        if isinstance(old, (float, complex, np.floating, np.complexfloating)):
+            return bool(old == new) or bool(np.isnan(old) and np.isnan(new))  # a NaN in a list is unchanged
+        if hasattr(old, "toarray") and hasattr(old, "format"):  # sparse: same format, shape and entries
+            return old.format == new.format and old.shape == new.shape and same(old.toarray(), new.toarray())
+        return bool(old == new)
     except Exception:
         return False
 

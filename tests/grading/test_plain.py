@@ -94,3 +94,17 @@ def test_a_sparse_matrix_keeps_its_format_and_class():
         back = plain.decode(json.loads(json.dumps(plain.encode(matrix))))
         assert back.format == matrix.format and type(back) is type(matrix), (type(matrix), type(back))
         assert np.array_equal(back.toarray(), dense)
+
+
+def test_same_holds_for_nan_in_lists_and_for_sparse_matrices():
+    """The in-place check compares an argument before and after a call: a list holding NaN,
+    or a sparse matrix, that the function left alone is unchanged."""
+    from grading.execution import plain
+
+    assert plain.same([[1.0, float("nan")]], [[1.0, float("nan")]])
+    assert not plain.same([[1.0, float("nan")]], [[1.0, 0.0]])
+    matrix = sp.csr_matrix(np.eye(2))
+    assert plain.same([matrix], [matrix.copy()])
+    assert not plain.same([matrix], [matrix.tocsc()])
+    changed = sp.csr_matrix(np.array([[1.0, 5.0], [0.0, 1.0]]))
+    assert not plain.same(matrix, changed)
