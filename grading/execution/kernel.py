@@ -190,7 +190,9 @@ class GradingExecutor(Execute):
                     if ended:
                         return ended
                     if self.watch is not None:
-                        self.watch.sample(self._kernel_pid(), _cell_label(cell, index))
+                        self.watch.sample(self._kernel_pid(), _cell_label(cell, index),
+                                          [o.get("ename", "") for o in cell.get("outputs", [])
+                                           if o.get("output_type") == "error"])
                     if self._timed_out(cell) and self.timeout < (self.cell_timeout or float("inf")):
                         reason = f"{self._budget_reason()} (stopped during {_cell_label(cell, index)})"
                         self._mark_not_executed(index, reason)

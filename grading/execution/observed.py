@@ -78,8 +78,13 @@ class KernelWatch:
         self.most_tasks = 0  # the most processes and threads seen at once
         self.memory_cell = self.tasks_cell = ""  # the first cell after which a limit was reached
 
-    def sample(self, root_pid, label: str) -> None:
-        """Measure the processes under ``root_pid`` (the sandbox's) after the cell ``label``."""
+    def sample(self, root_pid, label: str, errors=("MemoryError",)) -> None:
+        """Measure the processes under ``root_pid`` (the sandbox's) after the cell ``label``, whose
+        error outputs are named ``errors``.
+
+        A limit counts as reached by a cell only when the measurement and the cell's failure agree:
+        importing scikit-learn maps most of a 1 GiB address space without running out of anything,
+        and a raised MemoryError far from the limit is the notebook's own words."""
         if root_pid is None:
             return
         tasks, peak = 0, 0
@@ -91,9 +96,9 @@ class KernelWatch:
             peak = max(peak, int((fields.get("VmPeak", "0 kB").split() or ["0"])[0]) * 1024)
         self.peak_bytes, self.most_tasks = max(self.peak_bytes, peak), max(self.most_tasks, tasks)
         memory, processes = self.limits.memory_bytes, self.limits.max_processes
-        if memory and peak >= MEMORY_NEAR * memory and not self.memory_cell:
+        if memory and peak >= MEMORY_NEAR * memory and "MemoryError" in errors and not self.memory_cell:
             self.memory_cell = label
-        if processes and tasks >= processes - 2 and not self.tasks_cell:
+        if processes and tasks >= processes - 2 and errors and not self.tasks_cell:
             self.tasks_cell = label
 
     def incidents(self) -> list[str]:

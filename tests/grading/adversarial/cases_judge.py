@@ -34,8 +34,10 @@ _HONEST_POSTERIOR = ("    scores = np.asarray(prior, dtype=float) * np.asarray(l
                      "    return scores / scores.sum()\n")
 
 CASES = {
-    "judge_answer_with_op": Case("blank answers; the serve loop answers with the grader's 'op' fields", 0, "ok",
-                                 base=BLANK, extra_cell=_FORGING_SERVE),
+    # The cell that forges the serve loop reaches the kernel through builtins.input: the library rule
+    # (cases_scan) counts it against every function tested after it, so the notebook is also flagged.
+    "judge_answer_with_op": Case("blank answers; the serve loop answers with the grader's 'op' fields", 0, "flagged",
+                                 ("library rule",), base=BLANK, extra_cell=_FORGING_SERVE),
     # Under copy-back, likelihood set to ones made the expected value (computed from the
     # arguments after the call) equal the normalised prior it returns: 2 undeserved points.
     "judge_in_place_fools_expected": Case(
@@ -60,8 +62,10 @@ CASES = {
     # 2,000,000 characters but 24,000,000 bytes as the kernel sends them (ASCII JSON escapes).
     "judge_oversize_answer": Case("add returns two million emoji for the hidden test", 4, "ok", answers={
         "add_solution": "def add(a, b):\n    if a == -1:\n        return '\\U0001F600' * 2_000_000\n    return a + b"}),
-    "judge_stdin_flood": Case("a cell sends 200 input requests of 1 MiB without waiting for replies", 6,
-                              "ok|timeout", extra_cell=(
+    # get_ipython() in the flooding cell is code the grader cannot read: every later test counts 0
+    # (the library rule), and the flood still ends as the student's outcome, never the grader's.
+    "judge_stdin_flood": Case("a cell sends 200 input requests of 1 MiB without waiting for replies", 0,
+                              "flagged", ("library rule",), extra_cell=(
                                   "kernel = get_ipython().kernel\nfor _ in range(200):\n"
                                   "    kernel.session.send(kernel.stdin_socket, 'input_request', "
                                   "{{'prompt': 'x' * 2**20, 'password': False}}, kernel.get_parent('shell'), "

@@ -76,7 +76,12 @@ CASES = {
     # Restated: the sandbox blocked these, but only the notebook's own output says so.
     "sys_exit": _restated("sys_exit", "ok", (_OWN_OUTPUT, "raised systemexit")),
     "gradebook_write": _restated("gradebook_write", "ok", (_OWN_OUTPUT, "unable to open database file")),
-    "reads_solutions": _restated("reads_solutions", "ok", (_OWN_OUTPUT, "raised filenotfounderror")),
-    "reads_classmate": _restated("reads_classmate", "ok", (_OWN_OUTPUT, "raised filenotfounderror")),
-    "network": _restated("network", "ok", (_OWN_OUTPUT, "raised urlerror|raised connectionrefusederror")),
+    # These also load code at run time, which the library rule finds first (cases_scan): flagged for it,
+    # and the notebook's own words on what the sandbox stopped are kept.
+    "reads_solutions": _restated("reads_solutions", "flagged", ("library rule", _OWN_OUTPUT,
+                                                                "raised filenotfounderror")),
+    "reads_classmate": _restated("reads_classmate", "flagged", ("library rule", _OWN_OUTPUT,
+                                                                "raised filenotfounderror")),
+    "network": _restated("network", "flagged", ("library rule", _OWN_OUTPUT,
+                                                "raised urlerror|raised connectionrefusederror")),
 }
