@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # uses for its own input checks: not an answer. Every other line is a secret.
 # Lines that reveal nothing whoever writes them (Python keywords alone, common conversions).
 GENERIC_LINES = {"y = np.asarray(y)", "classes = np.asarray(classes)", "continue", "return", "break",
-                 "finally:", "except ValueError:", "return None", "raise"}
+                 "finally:", "except ValueError:", "return None", "raise", "return result"}
 MIN_SECRET_LINE_LENGTH = 6  # shorter lines ("else:", ")") say nothing
 
 
