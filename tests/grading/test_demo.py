@@ -187,7 +187,7 @@ def test_exports_and_report(demo):
     with demo.cells_csv.open(newline="") as handle:
         late = [r for r in csv.DictReader(handle) if r["student"] == "late" and r["assignment"] == BAYES]
     tests = [r for r in late if r["grade_id"].startswith("test_")]
-    assert len(tests) == 24 and all(r["passed"] == "1" for r in tests)  # raw, before the penalty
+    assert len(tests) == 44 and all(r["passed"] == "1" for r in tests)  # 12 visible + 32 hidden; raw, before the penalty
     written = [r for r in late if not r["grade_id"].startswith("test_")]
     assert [(r["score"], r["passed"]) for r in written] == [("", "")] * 2  # awaiting the instructor
     page = demo.report.read_text()
