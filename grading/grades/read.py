@@ -21,8 +21,9 @@ class CellGrade:
 
     @property
     def passed(self):
-        """True when the cell earned all its points; None while awaiting a manual grade."""
-        if self.needs_manual_grade:
+        """True when the cell earned all its points; None while awaiting a manual grade, and for a
+        cell of no points (a visible test): the gradebook keeps no pass or fail for it."""
+        if self.needs_manual_grade or self.max_score <= 0:
             return None
         # Scores are sums of small decimals; a tolerance avoids 0.1+0.2 surprises.
         return self.score >= self.max_score - 1e-9

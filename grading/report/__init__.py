@@ -104,7 +104,7 @@ def _score_table(grades) -> dict:
     rows.append(["max", *(format_points(grades.max_scores[a]) for a in assignments),
                  format_points(sum(grades.max_scores.values()))])
     return {"header": ["student", *assignments, "total"], "rows": rows,
-            "waiting": sum(1 for cell in grades.cells if cell.passed is None)}
+            "waiting": sum(1 for cell in grades.cells if cell.needs_manual_grade)}
 
 
 def _late_rows(penalties) -> list:

@@ -187,7 +187,10 @@ def test_exports_and_report(demo):
     with demo.cells_csv.open(newline="") as handle:
         late = [r for r in csv.DictReader(handle) if r["student"] == "late" and r["assignment"] == BAYES]
     tests = [r for r in late if r["grade_id"].startswith("test_")]
-    assert len(tests) == 44 and all(r["passed"] == "1" for r in tests)  # 12 visible + 32 hidden; raw, before the penalty
+    hidden = [r for r in tests if not r["grade_id"].endswith("_visible")]
+    assert len(tests) == 44 and len(hidden) == 32 and all(r["passed"] == "1" for r in hidden)  # raw, before the penalty
+    # a visible test gives no points: the gradebook keeps no pass or fail for it
+    assert all((r["score"], r["passed"]) == ("", "") for r in tests if r["grade_id"].endswith("_visible"))
     written = [r for r in late if not r["grade_id"].startswith("test_")]
     assert [(r["score"], r["passed"]) for r in written] == [("", "")] * 2  # awaiting the instructor
     page = demo.report.read_text()
