@@ -140,7 +140,9 @@ def test_the_feedback_page_shows_the_words(graded):
     text = html.unescape("".join(page.read_text() for page in pages))
     assert f"Your answer behaves like a known mistake: {WORDS}" in text
     # each test cell named by what it tests, in the contents and in its heading
-    assert '">gaussian_mean_var: hidden test</a>' in text and '">gaussian_mean_var: visible test</a>' in text
+    assert '">gaussian_mean_var: hidden test of the core computation</a>' in text
+    assert '">gaussian_mean_var: hidden test of the edge cases</a>' in text
+    assert '">gaussian_mean_var: visible test</a>' in text
     # three hidden cells (core, edges, inputs), each named in the contents and in its heading
     assert ">Test cell<" not in text and text.count("gaussian_mean_var: hidden test") == 6
 
