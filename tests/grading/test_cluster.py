@@ -183,15 +183,18 @@ def test_a_task_the_cluster_keeps_losing_is_left_ungraded_and_graded_next_run(tm
         grader.join(GRADING_TIMEOUT)
     assert killed is not None and "summary" in outcome
     lost = [r for r in outcome["summary"].records if r.status == Status.UNGRADED]
-    assert len(lost) == 1 and "left ungraded" in lost[0].reason and lost[0].score is None
-    student = lost[0].student
-    assert not (course.root / ".nbg_state" / "autograde" / "ps_fixture" / f"{student}.json").exists()
+    # The killed worker's task, and one Dask had already handed it, if any
+    assert 1 <= len(lost) <= 2 and all("left ungraded" in r.reason and r.score is None for r in lost)
+    students = sorted(r.student for r in lost)
+    for student in students:
+        assert not (course.root / ".nbg_state" / "autograde" / "ps_fixture" / f"{student}.json").exists()
     assert outcome["summary"].exit_code == 1
     logged = (course.root / "grading_log.jsonl").read_text()
-    assert f'"student": "{student}"' not in logged  # no record of a grade that was never given
+    for student in students:
+        assert f'"student": "{student}"' not in logged  # no record of a grade that was never given
 
-    again = autograde(course, workers=2)  # the next run grades it, and only it
-    assert [r.student for r in again.records] == [student]
+    again = autograde(course, workers=2)  # the next run grades them, and only them
+    assert sorted(r.student for r in again.records) == students
     assert small_class.cell_scores(course) == local_scores
 
 
