@@ -26,7 +26,7 @@ TARGET_S = 0.1
 
 def _submissions(scratch: Path) -> dict:
     from grading.core.mistakes import load_cases
-    from tests.mutation.test_mutation_suite import plan, submission
+    from tests.mutation.course_class import plan, submission
 
     source = nbformat.read(ROOT / "course" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     students = plan(load_cases(ROOT / "course" / "mistakes" / f"{ASSIGNMENT}.py"), source)
