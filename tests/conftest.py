@@ -45,3 +45,13 @@ def course_class(tmp_path_factory):
     from tests.mutation.course_class import grade_course_class
 
     return grade_course_class(tmp_path_factory.mktemp("course_class"))
+
+
+@pytest.fixture(autouse=True)
+def _stop_this_process_judge_servers():
+    """After each test: stop the judge servers that notebooks run in this process started (a
+    notebook executed in-process keeps its server for the next one, until the process exits)."""
+    yield
+    from grading.execution.judge_client import close_judge_servers
+
+    close_judge_servers()

@@ -29,6 +29,8 @@ import psutil
 import pytest
 
 GRACE_SECONDS = 10.0  # what a process that is exiting gets before it counts as left behind
+# Python's own helpers of multiprocessing: one per interpreter, started on first use, ended at exit.
+INTERPRETER_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
 _STARTED_WITH: set = set()
 
 
@@ -66,7 +68,8 @@ def _ours(config) -> dict:
     alive = {}
     for pid, process in found.items():
         try:
-            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE and pid not in _STARTED_WITH:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE and pid not in _STARTED_WITH \
+                    and not any(helper in " ".join(process.cmdline()) for helper in INTERPRETER_HELPERS):
                 alive[pid] = process
         except psutil.Error:
             continue
