@@ -6,6 +6,7 @@ RUNS INSIDE THE JUDGE SANDBOX too (:func:`die_with_parent`): standard library on
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -59,3 +60,27 @@ def limit_own_memory(limits):
         resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
     except (ValueError, OSError):
         pass  # a platform without RLIMIT_DATA: the caps on what a kernel sends still hold
+
+
+@contextlib.contextmanager
+def own_memory_limit_kept():
+    """Run a task inline and give this process its own ``RLIMIT_DATA`` back afterwards.
+
+    :func:`limit_own_memory` bounds the process that grades; a pool worker exits with its
+    limit, but an inline run (one worker) grades in its caller's process, a library
+    caller such as a test run or a service, which must not keep the grader's limit.
+    """
+    import resource
+
+    try:
+        before = resource.getrlimit(resource.RLIMIT_DATA)
+    except (ValueError, OSError, AttributeError):
+        before = None
+    try:
+        yield
+    finally:
+        if before is not None:
+            try:
+                resource.setrlimit(resource.RLIMIT_DATA, before)
+            except (ValueError, OSError):
+                pass

@@ -1,10 +1,12 @@
 """One autograded fixture class, built once per test session and shared.
 
-E2's tests (feedback, export, report) only read a graded course, so they
-share one: the first call of :func:`graded_class_root` grades the fixture
-class with ``grading.autograde.autograde`` (2 workers, unsandboxed, ~15 s; the fixture's
-infinite loop costs its 5 s timeout), later calls return the same folder.
-Tests that change the course copy it first (:func:`copy_course`).
+The tests of autograde's outcomes and of what is done with the grades (feedback,
+export, report, status, LMS files) only read a graded course, so they share one:
+the first call of :func:`graded_class_root` grades the fixture class with
+``grading.autograde.autograde`` (2 workers, sandboxed, ~15 s; the fixture's
+infinite loop costs its 5 s timeout), later calls return the same folder, and
+:func:`graded_class_summary` the run's summary. Tests that change the course
+copy it first (:func:`copy_course`).
 
 The class holds one student per submission kind of ``fixtures``, plus:
 
@@ -46,9 +48,7 @@ def graded_class_root(tmp_path_factory) -> Path:
             gradebook.add_student(ABSENT_STUDENT)
         from grading.autograde import autograde
 
-        # Unsandboxed: these tests are about what is done with the grades (the
-        # sandbox has its own tests); the report must then show its banner.
-        summary = autograde(root, workers=2, sandboxed=False)
+        summary = autograde(root, workers=2)
         graded = sorted(record.student for record in summary.records)
         if graded != sorted(STUDENTS):
             raise RuntimeError(f"autograde graded {graded}, expected {sorted(STUDENTS)}")
@@ -57,8 +57,14 @@ def graded_class_root(tmp_path_factory) -> Path:
                     "edits_test_cell": "flagged"}
         if problems != expected:
             raise RuntimeError(f"autograde went wrong, the tests below would mislead: {problems}")
-        _BUILT["root"] = root
+        _BUILT["root"], _BUILT["summary"] = root, summary
     return _BUILT["root"]
+
+
+def graded_class_summary(tmp_path_factory):
+    """The ``AutogradeSummary`` of the run that graded the shared class."""
+    graded_class_root(tmp_path_factory)
+    return _BUILT["summary"]
 
 
 def copy_course(root, destination) -> Path:

@@ -18,6 +18,8 @@ import nbformat
 import pytest
 
 import fixtures
+import graded_class
+from graded_class import graded_class_root, graded_class_summary
 from grading.autograde import AutogradeSummary, autograde
 from grading.commands.autograde import format_table
 from grading.core import state
@@ -62,14 +64,12 @@ def fresh_class(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def graded(fresh_class, tmp_path_factory):
-    """The fixture class graded by ``autograde`` with 2 parallel workers."""
-    source, students = fresh_class
-    root = tmp_path_factory.mktemp("graded") / "course"
-    shutil.copytree(source, root)
-    course = Course(root)
-    summary = autograde(course, workers=2)
-    return course, summary, students
+def graded(tmp_path_factory):
+    """The fixture class graded by ``autograde`` with 2 parallel workers, sandboxed: the session's
+    shared class (graded_class.py; the same students as ``fresh_class``, plus one who submitted
+    nothing), read only."""
+    root = graded_class_root(tmp_path_factory)
+    return Course(root), graded_class_summary(tmp_path_factory), dict(graded_class.STUDENTS)
 
 
 def test_every_kind_gets_its_hand_derived_score(graded):
@@ -387,3 +387,30 @@ def test_the_summary_names_a_notebook_that_passed_when_graded_again_alone():
     table = format_table(summary)
     assert "GRADED AGAIN ALONE s1/a/a: timed out while other notebooks ran" in table
     assert "ATTENTION" not in table
+
+
+def _limits_own_memory(task):
+    """A stand-in for execute_task: bounds the process's data segment, as execute_task does."""
+    import resource
+
+    from grading.execution.kernel import ExecutionResult
+    from grading.execution.process import limit_own_memory
+
+    limit_own_memory(Limits(grader_memory_bytes=task["bytes"], memory_bytes=None))
+    inside = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    return ExecutionResult("", Status.OK, f"{inside}", 0.1)
+
+
+def test_an_inline_run_gives_its_caller_the_memory_limit_back():
+    """One worker grades in the caller's process (a test run, a service): the grader's
+    memory limit holds while it grades, and the caller's own limit is back afterwards."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = 64 * 2**30 if before[1] == resource.RLIM_INFINITY else before[1]  # settable, and far above use
+    runner = TaskRunner(1, function=_limits_own_memory)
+    runner.submit("one", {"bytes": wanted})
+    results = dict(runner.results())
+    runner.shutdown()
+    assert results["one"].reason == str(wanted)  # the limit held inside the task
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before

@@ -20,6 +20,10 @@ class_log_prior and log_normalize are given, not graded), core / edges / inputs:
   multinomial_jll 3.5 / 1.5 / 1, confusion_matrix 1.75 / 0.75 / 0.5,
   mutual_information 1.75 / 0.75 / 0.5.
 
+The demo's class is its own (graded once per test run, in the module's
+fixture ``demo``): the test is of ``nbg demo`` itself, which builds the course,
+its students and their LMS download from scratch, as an instructor runs it.
+
 Runtime: the end-to-end demo takes ~2 min on 2 idle cores (20 notebooks,
 one 40 s timeout), up to ~5 min on a loaded machine; the other tests ~10 s.
 """

@@ -1,6 +1,11 @@
 """End to end through nbgrader: the solutions earn every autograded point,
 an untouched release earns none, and neither grading run reports an error.
 
+Stock nbgrader is the grader here (the oracle the project's own grader is
+compared with): ``nbg autograde`` grades the same two students in the session's
+class of the real course (tests/mutation/course_class.py), so these runs are
+not a second grading of that class by the same grader.
+
 Autograded points only: a manually graded written answer has no score until
 a human grades it. One ``autograde`` per student covers every assignment.
 """

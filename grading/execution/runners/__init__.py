@@ -15,7 +15,7 @@ from grading.core.records import Status
 from grading.core.text import describe_error
 from grading.execution.judge_client import close_judge_servers
 from grading.execution.kernel import ExecutionResult, execute_task
-from grading.execution.process import make_pool
+from grading.execution.process import make_pool, own_memory_limit_kept
 
 GRADER_RETRIES = 1  # a notebook the grader failed on (not the student) is run once more
 
@@ -74,7 +74,8 @@ class TaskRunner:
 
     def _run_inline(self, key):
         try:
-            return self.function(self.tasks[key])
+            with own_memory_limit_kept():
+                return self.function(self.tasks[key])
         except Exception as error:
             return ExecutionResult("", Status.ERROR, f"the grader failed: {describe_error(error)}", 0.0)
 

@@ -7,6 +7,11 @@ score, the status and reason in the grading log, the reason in the feedback
 page and in the report; for the class: the correct student is graded
 normally and the gradebook is intact (nothing rewrote it from a kernel).
 
+A class of its own (graded once per test run, in this module's fixture): its
+assignment ``ps_adv`` is built for the attacks (a data file, an answers server,
+the cases' extra cells) and its notebooks are hostile by design; no other test
+reads it.
+
 Runtime: about 60-90 s on 2 loaded cores (31 notebooks; the timeouts cost
 5 s each, the kernel that ignores interrupts 5 + 10 s).
 """
