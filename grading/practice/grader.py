@@ -64,6 +64,10 @@ def practice_seed(secret: bytes, assignment: str, student: str, attempt: int) ->
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big") >> 1
 
 
+def _is_text(source) -> bool:
+    return isinstance(source, str) or isinstance(source, list) and all(isinstance(x, str) for x in source)
+
+
 def function_of(test_id: str, catalogue: dict, functions: set) -> str:
     """The graded function a test cell checks: the catalogue's say, else ``test_<function>_<kind>``."""
     for function, case in catalogue.items():
@@ -144,10 +148,13 @@ class PracticeGrader:
         """
         layout = self.layout(assignment, notebook_id)
         try:
-            raw = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
-            if not isinstance(raw.get("cells"), list) or not all(
-                    isinstance(c.get("source", ""), str) for c in raw.cells):
-                raise ValueError("its cells are not a list of text cells")
+            text = notebook_bytes.decode("utf-8")
+            parsed = json.loads(text)  # checked as sent: nbformat's conversions would repair it silently
+            cells = parsed.get("cells") if isinstance(parsed, dict) else None
+            if not isinstance(cells, list) or not all(isinstance(c, dict) and _is_text(c.get("source", ""))
+                                                      for c in cells):
+                raise ValueError("its cells are not a list of cells whose source is text")
+            raw = nbformat.reads(text, as_version=4)
             notebook = self.steps.sanitize(nbformat.from_dict(copy.deepcopy(raw)), student, assignment, notebook_id)
         except Exception as error:
             raise NotGradable(f"the notebook could not be read: {type(error).__name__}: "
