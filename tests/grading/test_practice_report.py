@@ -100,3 +100,17 @@ def test_without_practice_the_report_has_no_section_and_no_table_is_created(tmp_
     import sqlalchemy as sa
 
     assert not sa.inspect(sa.create_engine(course.db_url)).has_table("nbg_practice_attempt")
+
+
+def test_the_attempts_table_works_on_postgresql_too():
+    """A real PostgreSQL server (tests/grading/servers.py), the same figures as on SQLite."""
+    from grading.core.database import normalize_db_url
+    from tests.grading import servers
+
+    with servers.postgres_server() as server:
+        url = normalize_db_url(server.create_database("practice"))
+        record_attempts(url, scripted_attempts())
+        assert sorted(read_attempts(url), key=repr) == sorted(scripted_attempts(), key=repr)
+        assert last_attempt_number(url, "eve", "01") == 5
+        assert checks_since(url, "eve", "01", T0 + dt.timedelta(minutes=10)) == {"posterior": (4, T0 + dt.timedelta(minutes=10))}
+        assert learning_from_practice(read_attempts(url)) == learning_from_practice(scripted_attempts())
