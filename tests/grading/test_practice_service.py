@@ -9,7 +9,10 @@ function and hour, 2 workers and a queue of 2, a body must arrive within 3 s.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -24,7 +27,7 @@ from tests.grading.practice_server import (WORDS, PracticeServer, issue_tokens, 
 pytestmark = pytest.mark.slow
 
 BUDGET = 3
-STUDENTS = ["alice", "bob", "carol", "dave", "eve", *(f"load{i}" for i in range(10))]
+STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", *(f"load{i}" for i in range(10))]
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +220,25 @@ def test_revoking_a_token_locks_it_out_at_once(served):
     nbg(root, "serve", "tokens", "--revoke", "bob")
     status, _, _ = server.request("GET", f"/attempts/{FIXTURE_ASSIGNMENT}", token=tokens["bob"])
     assert status == 401
+
+
+def test_the_student_kit_sends_from_a_terminal_and_from_a_notebook(served, tmp_path):
+    """``python -m nbkit check --server`` (a subprocess, as a student runs it) and ``nbkit.practice.send()``."""
+    server, tokens, root = served
+    notebook = tmp_path / f"{FIXTURE_ASSIGNMENT}.ipynb"
+    notebook.write_bytes(notebook_bytes(root, "wrong_hidden"))
+    command = [sys.executable, "-m", "nbkit", "check", "--server", server.url, "--function", "add", str(notebook)]
+    done = subprocess.run([*command, "--token", tokens["frank"]], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert WORDS in done.stdout and "[FAIL] hidden test test_add_hidden" in done.stdout
+    assert 'Read again: "Fixture assignment"' in done.stdout and "mean" not in done.stdout
+    refused = subprocess.run([*command, "--token", "forged"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "did not accept your token" in refused.stderr
+
+    from nbkit.practice import send
+
+    notebook.write_bytes(notebook_bytes(root, "perfect"))
+    os.environ.pop("NBKIT_PRACTICE_TOKEN", None)
+    html = send(str(notebook), server=server.url, token=tokens["frank"], functions=["add"]).data
+    assert 'data-function="add" data-passed="true"' in html and "1 check(s) left" in html
+
