@@ -154,6 +154,8 @@ def send(notebook=None, server=None, token=None, assignment=None, functions=()):
     """
     from IPython.display import HTML
 
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return None  # the grader is running this notebook: nothing to send from there
     notebook = notebook or os.environ.get("JPY_SESSION_NAME")
     if not notebook:
         return HTML(reply_html({"status": 0, "error": "give the notebook's file name: send('03_multinomial_nb.ipynb')"}))

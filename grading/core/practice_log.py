@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+from pathlib import Path
 
 import sqlalchemy as sa
 
@@ -93,6 +94,8 @@ def read_attempts(url, assignment=None, student=None) -> list:
 
 def has_attempts(url) -> bool:
     """Whether the database holds the table with a row (without creating it: ``nbg report`` reads only)."""
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).is_file():
+        return False  # connecting would create the file
     try:
         probe = sa.create_engine(url, poolclass=sa.pool.NullPool)
         try:

@@ -27,7 +27,7 @@ from tests.grading.practice_server import (WORDS, PracticeServer, issue_tokens, 
 pytestmark = pytest.mark.slow
 
 BUDGET = 3
-STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", *(f"load{i}" for i in range(10))]
+STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", *(f"load{i}" for i in range(10))]
 
 
 @pytest.fixture(scope="module")
@@ -242,3 +242,112 @@ def test_the_student_kit_sends_from_a_terminal_and_from_a_notebook(served, tmp_p
     html = send(str(notebook), server=server.url, token=tokens["frank"], functions=["add"]).data
     assert 'data-function="add" data-passed="true"' in html and "1 check(s) left" in html
 
+
+
+SCREENSHOT = "/tmp/practice-browser-jupyterlab.png"
+
+
+def _jupyterlab(folder, env):
+    """JupyterLab of this environment on 127.0.0.1, serving ``folder``; (process, url, token)."""
+    import secrets
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    token = secrets.token_hex(16)
+    home = folder.parent / "jupyter"
+    env = {**os.environ, **env, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
+    process = subprocess.Popen(
+        ["timeout", "300", sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
+         "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *(["--allow-root"] if os.geteuid() == 0 else [])],
+        cwd=folder, env=env, stdout=(folder.parent / "lab.log").open("w"), stderr=subprocess.STDOUT,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5):
+                return process, url, token
+        except OSError:
+            time.sleep(0.5)
+    _stop_group(process)
+    raise AssertionError(f"JupyterLab did not start:\n{(folder.parent / 'lab.log').read_text()[-3000:]}")
+
+
+def _stop_group(process):
+    import signal
+
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(15)
+
+
+def _run_all_and_read_the_reply(browser, url, token, path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{url}/lab/tree/{path}?token={token}")
+    wait = WebDriverWait(browser, 120)
+    wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")))
+    wait.until(lambda d: "Idle" in d.find_element(By.ID, "jp-main-statusbar").text)
+    browser.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') and text()='Run']").click()
+    wait.until(ready.element_to_be_clickable(
+        (By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"))).click()
+    return WebDriverWait(browser, 120).until(ready.presence_of_element_located(
+        (By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .nbkit-practice")))
+
+
+def test_in_jupyterlab_a_student_sees_the_mistake_then_the_pass(served, tmp_path):
+    """The student's JupyterLab in headless Chromium: the notebook's last cell is
+    ``nbkit.practice.send(...)``; Run All Cells shows the reply in the page (checked in the DOM)."""
+    import shutil
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    import nbformat
+
+    server, tokens, root = served
+    chromium, driver = shutil.which("chromium") or shutil.which("chromium-browser"), shutil.which("chromedriver")
+    if not (chromium and driver):
+        pytest.fail("headless Chromium is missing: run `make browser`")
+    folder = tmp_path / "student"
+    for sub, kind in (("first", "wrong_hidden"), ("fixed", "perfect")):
+        notebook = nbformat.reads(notebook_bytes(root, kind).decode(), as_version=4)
+        notebook.cells.append(nbformat.v4.new_code_cell(f"import nbkit.practice\nnbkit.practice.send(assignment='{FIXTURE_ASSIGNMENT}')"))
+        (folder / sub).mkdir(parents=True)
+        nbformat.write(notebook, str(folder / sub / f"{FIXTURE_ASSIGNMENT}.ipynb"))
+    lab, url, token = _jupyterlab(folder, {"NBKIT_PRACTICE_SERVER": server.url, "NBKIT_PRACTICE_TOKEN": tokens["gina"]})
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    try:
+        reply = _run_all_and_read_the_reply(browser, url, token, f"first/{FIXTURE_ASSIGNMENT}.ipynb")
+        add = reply.find_element(By.CSS_SELECTOR, '[data-function="add"]')
+        assert add.get_attribute("data-passed") == "false" and WORDS in add.text, reply.text
+        assert "Read again: Fixture assignment" in add.text
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
+        browser.save_screenshot(SCREENSHOT)
+        reply = _run_all_and_read_the_reply(browser, url, token, f"fixed/{FIXTURE_ASSIGNMENT}.ipynb")
+        passed = {e.get_attribute("data-function"): e.get_attribute("data-passed")
+                  for e in reply.find_elements(By.CSS_SELECTOR, "[data-function]")}
+        assert passed == {"add": "true", "mean": "true"}, reply.text
+    finally:
+        browser.quit()
+        _stop_group(lab)
+    assert [(a.function, a.passed) for a in _attempts(root, "gina")] == [
+        ("add", False), ("mean", True), ("add", True), ("mean", True)]
