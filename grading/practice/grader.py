@@ -161,6 +161,9 @@ class PracticeGrader:
                               f"{clean_text(str(error))[:300]}") from None
         source_cells = self.preparer.source_cells(assignment, notebook_id)
         order = self.preparer.source_order(assignment, notebook_id)
+        if not {grade_id(c) for c in raw.cells} & set(order):
+            raise NotGradable(f"the notebook has none of {assignment}'s cells: send the assignment's own "
+                              "notebook (or check the assignment in the address)")
         if moved_cells(notebook, order):
             restore_order(notebook, order)
         for cell in notebook.cells:

@@ -53,6 +53,12 @@ def test_a_notebook_that_is_not_one_is_refused(grader, body):
         grader.prepare("alice", A, A, body, 1, {"add"})
 
 
+def test_another_assignments_notebook_is_refused_not_counted(grader):
+    other = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def add(a, b):\n    return 0")]))
+    with pytest.raises(NotGradable, match="none of ps_fixture's cells"):
+        grader.prepare("alice", A, A, other.encode(), 1, {"add"})
+
+
 def test_each_test_cell_belongs_to_its_function():
     catalogue = {"posterior": {"tests": ["test_posterior_core", "check_sums"]}}
     functions = {"posterior", "beta_map", "m_estimate"}
