@@ -27,7 +27,7 @@ from tests.grading.practice_server import (WORDS, PracticeServer, issue_tokens, 
 pytestmark = pytest.mark.slow
 
 BUDGET = 3
-STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", *(f"load{i}" for i in range(10))]
+STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", "hal", *(f"load{i}" for i in range(10))]
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +185,30 @@ def test_a_hostile_notebook_gains_nothing(served):
     assert "FileNotFoundError" in next(c for c in _function(reply, "add")["cells"] if c["cell"] == "test_add_hidden")["message"]
     text = json.dumps(reply)
     assert secret not in text and hashes[:40] not in text and "sha256" not in text
+
+
+def test_a_token_outside_the_header_is_no_identity(served):
+    server, tokens, root = served
+    for path in (f"/attempts/{FIXTURE_ASSIGNMENT}?token={tokens['hal']}", f"/attempts/{FIXTURE_ASSIGNMENT}?student=hal"):
+        assert server.request("GET", path)[0] == 401
+    cookie = {"Cookie": f"token={tokens['hal']}", "X-Student": "hal"}
+    assert server.request("GET", f"/attempts/{FIXTURE_ASSIGNMENT}", headers=cookie)[0] == 401
+    hashes = json.loads((root / ".nbg" / "practice_tokens.json").read_text())
+    assert server.request("GET", f"/attempts/{FIXTURE_ASSIGNMENT}", token=hashes["hal"]["sha256"])[0] == 401  # the stored hash is no token
+
+
+def test_an_answer_that_tampers_with_the_test_machinery_still_fails_and_is_named(served):
+    """The tests run in the judge, not in the student's kernel: patching builtins there changes no verdict."""
+    server, tokens, root = served
+    cheat = ("import builtins\n"
+             "builtins.AssertionError = type('Silenced', (Exception,), {})\n"
+             "def add(a, b):\n"
+             "    print('test_add_hidden passed')\n"
+             "    return abs(a) + abs(b)")
+    status, _, reply = server.check(tokens["hal"], notebook_with_add(root, cheat), "?function=add")
+    assert status == 200 and _function(reply, "add")["passed"] is False
+    hidden = next(c for c in _function(reply, "add")["cells"] if c["cell"] == "test_add_hidden")
+    assert hidden["passed"] is False and WORDS in hidden["diagnosis"]
 
 
 def test_forty_requests_from_ten_students_at_once_are_each_answered_once(served):
