@@ -97,6 +97,14 @@ def run(args) -> int:
 
     def listening(host, port):
         print(f"nbg serve: listening on {scheme}://{host}:{port} (Ctrl-C stops)", flush=True)
+        if args.unsafe_no_sandbox:
+            print("nbg serve: WARNING: student code runs WITHOUT the sandbox, with your permissions", flush=True)
+
+    from grading.practice.identity import token_store
+
+    if not token_store(course).read():
+        print("nbg serve: no student tokens issued yet, so every request is refused until you run "
+              "`nbg serve tokens` (unless c.PracticeService.identity_class names another backend)", file=sys.stderr)
 
     overrides = {name: getattr(args, name) for name in
                  ("checks_per_window", "window_seconds", "max_request_bytes", "workers", "queue")}

@@ -155,6 +155,8 @@ class CheckHandler(BaseHandler):
         if assignment not in service.course.source_assignments():
             return self.refuse(404, f"no assignment {assignment!r} in this course")
         notebooks = service.grader.notebook_ids(assignment)
+        if not notebooks:
+            return self.refuse(404, f"{assignment} is not released yet: there is nothing to check against")
         notebook_id = self.get_query_argument("notebook", notebooks[0] if len(notebooks) == 1 else "")
         if notebook_id not in notebooks:
             return self.refuse(404, f"name the notebook with ?notebook=: one of {', '.join(notebooks)}")
