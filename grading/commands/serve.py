@@ -72,10 +72,18 @@ def _tokens(course, args) -> int:
     if not students:
         raise NbgError("no students: give --roster CSV or --student ID")
     out = Path(args.out)
-    if out.exists():
-        raise NbgError(f"{out} exists: give a new file (it would hold live tokens)")
-    issued = store.issue(students)
-    descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:  # the file first: tokens are replaced only once there is somewhere to write them
+        descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise NbgError(f"{out} exists: give a new file (it would hold live tokens)") from None
+    except OSError as error:
+        raise NbgError(f"cannot write {out}: {error.strerror}") from None
+    try:
+        issued = store.issue(students)
+    except Exception:
+        os.close(descriptor)
+        out.unlink()
+        raise
     with os.fdopen(descriptor, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", "token"])
