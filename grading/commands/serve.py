@@ -33,6 +33,12 @@ def add_arguments(parser):
                         help="seconds per cell (default: c.Execute.timeout of the course config, else 30)")
     parser.add_argument("--certfile", help="TLS certificate (PEM); with --keyfile the service speaks HTTPS")
     parser.add_argument("--keyfile", help="TLS private key (PEM)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run the checks on this Dask scheduler, as nbg autograde does (default: "
+                             "c.Nbg.scheduler of the course config; 'local': the service's own workers)")
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="TLS: CA certificate of the Dask cluster")
+    parser.add_argument("--tls-cert", metavar="PEM", help="TLS: this grader's certificate (Dask)")
+    parser.add_argument("--tls-key", metavar="PEM", help="TLS: this grader's private key (Dask)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run student code WITHOUT the sandbox (only for trusted code)")
     actions = parser.add_subparsers(dest="serve_action", metavar="ACTION")
@@ -118,4 +124,6 @@ def run(args) -> int:
                  ("checks_per_window", "window_seconds", "max_request_bytes", "workers", "queue")}
     sys.stdout.flush()
     return serve(course, host=args.host, port=args.port, overrides=overrides, sandboxed=not args.unsafe_no_sandbox,
-                 ssl_options=ssl_options, cell_timeout=args.cell_timeout, on_listening=listening)
+                 ssl_options=ssl_options, cell_timeout=args.cell_timeout, on_listening=listening,
+                 scheduler=args.scheduler,
+                 security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key})

@@ -22,12 +22,15 @@ __all__ = ["serve"]
 
 
 def serve(course, *, host="127.0.0.1", port=8642, overrides=None, sandboxed=True, ssl_options=None,
-          cell_timeout=None, on_listening=None) -> int:
+          cell_timeout=None, on_listening=None, scheduler=None, security=None) -> int:
     """Run the service until SIGINT or SIGTERM; returns 0.
 
     ``overrides``: :class:`~grading.practice.server.PracticeService` options given on the command
-    line (they win over ``c.PracticeService`` of the course config).
+    line (they win over ``c.PracticeService`` of the course config). ``scheduler``/``security``:
+    the Dask cluster to run the checks on, as ``nbg autograde --scheduler`` (default: the course
+    config's ``c.Nbg.scheduler``; none: the service's own pool of ``workers`` processes).
     """
+    from grading.execution.runners import dask as cluster
     from grading.practice.grader import PracticeGrader
     from grading.practice.server import PracticeService, Service, make_server
 
@@ -41,7 +44,8 @@ def serve(course, *, host="127.0.0.1", port=8642, overrides=None, sandboxed=True
     if options.queue < 0:
         raise NbgError(f"queue must be 0 or more, got {options.queue}")
     sandbox = get_sandbox(sandbox_name(sandboxed))
-    if sandbox.confined:
+    dask_cluster = cluster.cluster_settings(course, scheduler, **(security or {}))
+    if sandbox.confined and dask_cluster is None:  # on a cluster, each worker's sandbox is checked instead
         available, why = sandbox.available()
         if not available:
             raise NbgError(f"cannot check notebooks sandboxed: {why}")
@@ -49,7 +53,8 @@ def serve(course, *, host="127.0.0.1", port=8642, overrides=None, sandboxed=True
     timeout = cell_timeout or course.config.Execute.get("timeout", 30)
     limits = dataclasses.replace(limits, cell_timeout=timeout)
     grader = PracticeGrader(course, limits, sandbox)
-    service = Service(course, grader, options)
+    executor = cluster.connect(dask_cluster, sandbox=sandbox.name) if dask_cluster else None
+    service = Service(course, grader, options, executor)
     try:
         service.warm_up()
         return asyncio.run(_listen(service, make_server(service, ssl_options), host, port, on_listening))

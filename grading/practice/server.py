@@ -56,19 +56,23 @@ class PracticeService(Configurable):
 class Service:
     """The state shared by the handlers: grader, pool, identity, budget, who is being checked."""
 
-    def __init__(self, course, grader, options: PracticeService):
+    def __init__(self, course, grader, options: PracticeService, executor=None):
         self.course, self.grader, self.options = course, grader, options
         self.identity = options.identity_class(course, parent=options)
         self.db_url = course.db_url
-        # Spawned, not forked: the service holds threads (tornado, the database) when a worker starts.
-        self.pool = concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
+        # autograde's Dask executor when given; else spawned processes, not forked: the service
+        # holds threads (tornado, the database) when a worker starts.
+        self.on_cluster = executor is not None
+        self.pool = executor or concurrent.futures.ProcessPoolExecutor(
+            options.workers, mp_context=multiprocessing.get_context("spawn"))
         self.database = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="nbg-practice-db")
         self.running = set()  # students with a check in flight
         self.seconds = 10.0  # recent seconds per check, for Retry-After
 
     def warm_up(self):
         """Start every worker (imports take seconds) before the first student waits for one."""
-        list(self.pool.map(_ready, range(self.options.workers)))
+        if not self.on_cluster:  # a cluster's workers are running already
+            list(self.pool.map(_ready, range(self.options.workers)))
 
     def retry_after(self, waiting: int) -> int:
         return max(1, math.ceil(self.seconds * (1 + waiting / max(1, self.options.workers))))
