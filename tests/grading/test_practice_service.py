@@ -320,14 +320,14 @@ def _run_all_and_read_the_reply(browser, url, token, path):
     from selenium.webdriver.support import expected_conditions as ready
     from selenium.webdriver.support.ui import WebDriverWait
 
-    browser.get(f"{url}/lab/tree/{path}?token={token}")
+    browser.get(f"{url}/lab/tree/{path}?reset&token={token}")  # reset: this notebook alone, no restored tabs
     wait = WebDriverWait(browser, 120)
     wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")))
     wait.until(lambda d: "Idle" in d.find_element(By.ID, "jp-main-statusbar").text)
     browser.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') and text()='Run']").click()
     wait.until(ready.element_to_be_clickable(
         (By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"))).click()
-    return WebDriverWait(browser, 120).until(ready.presence_of_element_located(
+    return WebDriverWait(browser, 240).until(ready.presence_of_element_located(  # a check: seconds, more under load
         (By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .nbkit-practice")))
 
 
