@@ -96,6 +96,10 @@ def run_section(name, args, echo=print) -> dict:
         from bench import diagnosis_run
 
         return diagnosis_run.run(smoke=smoke, echo=echo)
+    if name == "practice":
+        from bench import practice_run
+
+        return practice_run.run(smoke=smoke, echo=echo)
     from bench import grading_run
 
     if name == "cluster":

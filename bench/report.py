@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import targets
 
-SECTIONS = ("nbcore", "grading", "course", "cluster", "diagnosis")
+SECTIONS = ("nbcore", "grading", "course", "cluster", "diagnosis", "practice")
 COMMAND = ".venv/bin/python -m bench"
 
 
@@ -373,12 +373,19 @@ def _cluster_lines(section, figures: Path, out_dir: Path) -> list:
 
 
 DIAGNOSIS_TITLE = "## 5. The diagnosis of known mistakes"
+PRACTICE_TITLE = "## 6. The practice service's reply time"
 
 
 def _diagnosis_lines(section, figures: Path, out_dir: Path) -> list:
     from bench.diagnosis_run import report_lines
 
     return report_lines(section, DIAGNOSIS_TITLE, COMMAND)
+
+
+def _practice_lines(section, figures: Path, out_dir: Path) -> list:
+    from bench.practice_run import report_lines
+
+    return report_lines(section, PRACTICE_TITLE, COMMAND)
 
 
 def _rel(path: Path, start: Path) -> str:
@@ -393,7 +400,7 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
     figures = figures.resolve()
     plots = {"nbcore": [(plot_scaling, "nbcore_scaling.png"), (plot_ratios, "nbcore_ratios.png")],
              "grading": [(plot_throughput, "grading_throughput.png")],
-             "course": [(plot_course, "course_execution.png")], "cluster": [], "diagnosis": []}
+             "course": [(plot_course, "course_execution.png")], "cluster": [], "diagnosis": [], "practice": []}
     for name, section in results.items():
         for plot, filename in plots[name]:
             plot(section["data"], figures / filename)
@@ -413,9 +420,11 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
                          f"(load {section['machine']['load_average']}).")
     lines += [""] + _targets_lines(results) + METHOD.splitlines() + [""]
     renderers = {"nbcore": _nbcore_lines, "grading": _grading_lines, "course": _course_lines,
-                 "cluster": _cluster_lines, "diagnosis": _diagnosis_lines}
+                 "cluster": _cluster_lines, "diagnosis": _diagnosis_lines,
+                 "practice": _practice_lines}
     titles = {"nbcore": "## 1. nbcore vs scikit-learn", "grading": "## 2. Autograding throughput",
-              "course": "## 3. Course execution", "cluster": CLUSTER_TITLE, "diagnosis": DIAGNOSIS_TITLE}
+              "course": "## 3. Course execution", "cluster": CLUSTER_TITLE, "diagnosis": DIAGNOSIS_TITLE,
+              "practice": PRACTICE_TITLE}
     for name in SECTIONS:
         if name in results:
             lines += renderers[name](results[name]["data"], figures, out_dir)

@@ -45,6 +45,7 @@ SUBCOMMANDS = {
     "report": ("grading.commands.report", "write an HTML report with plots of how the class did"),
     "overrule": ("grading.commands.overrule", "overrule (or --undo) a finding of the rule on ready-made libraries for one student's graded function"),
     "status": ("grading.commands.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
+    "serve": ("grading.commands.serve", "the practice service: students check a notebook against the hidden tests and the diagnosis (not counted)"),
     "demo": ("grading.commands.demo", "run the whole pipeline on a generated demo class"),
 }
 

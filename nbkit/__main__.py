@@ -41,6 +41,12 @@ def parser() -> argparse.ArgumentParser:
                        help=f"seconds the whole notebook may run (default: the grader's, {NOTEBOOK_TIMEOUT})")
     check.add_argument("--no-run", action="store_true",
                        help="only check the file, do not run it (quick, but not a full check)")
+    check.add_argument("--server", metavar="URL", help="your course's practice service: runs the hidden tests and "
+                       "names known mistakes (not counted; nbkit.practice)")
+    check.add_argument("--token", metavar="TOKEN", help="your token for --server (from your instructor)")
+    check.add_argument("--assignment", metavar="ID", help="with --server: the assignment (default: the file's name)")
+    check.add_argument("--function", action="append", default=[], metavar="NAME",
+                       help="with --server: check only this graded function (repeatable)")
     return main
 
 
@@ -59,11 +65,18 @@ def main(argv=None) -> int:
         print(f"python -m nbkit check: {path.name} is not a notebook (.ipynb): give the notebook you will "
               "submit", file=sys.stderr)
         return 2
+    if arguments.server or arguments.token:
+        from nbkit.practice import main as practice
+
+        return practice(path, arguments.server, arguments.token, arguments.assignment, arguments.function)
     from nbkit.check import check_notebook
 
     report = check_notebook(path, cell_timeout=arguments.timeout, notebook_timeout=arguments.total_timeout,
                             run=not arguments.no_run, progress=lambda line: print(line, flush=True))
     print(report.format(), end="")
+    from nbkit.practice import NOT_RUN
+
+    print(NOT_RUN)
     return report.exit_code
 
 

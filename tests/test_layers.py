@@ -22,7 +22,7 @@ PACKAGES = ("grading", "nbcore", "nbkit", "bench")
 LAYERS = [
     ["grading.cli", "grading.__main__"],
     ["grading.commands", "grading.plugins", "grading.late"],  # late: the plugin's old name
-    ["grading.demo"],
+    ["grading.demo", "grading.practice"],  # practice: autograde's steps, served
     ["grading.release", "grading.collect", "grading.autograde", "grading.validate", "grading.status",
      "grading.feedback", "grading.export", "grading.report"],
     ["grading.grades", "grading.lms", "grading.execution"],

@@ -140,6 +140,14 @@ class Preparer:
         return {"config": self.steps.converter.config, "limits": self.limits, "sandbox": self.sandbox,
                 "matplotlib_cache": self.matplotlib_cache, "judge_files": self._assignment_files(assignment)}
 
+    def source_cells(self, assignment, notebook_id) -> list:
+        """The gradebook's source cells of a notebook (what the scan and the checks trust)."""
+        return self._source_cells(assignment, notebook_id)
+
+    def source_order(self, assignment, notebook_id) -> list:
+        """The grade_ids of the source notebook, in order (test cells are graded where they stand)."""
+        return self._source_order(assignment, notebook_id)
+
     def _assignment_files(self, assignment) -> dict:
         """The assignment's own data files (from source/, never a submission), for the judge."""
         if assignment not in self._data_files:
