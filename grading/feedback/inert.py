@@ -74,7 +74,14 @@ class InertStudentContent(Preprocessor):
                 cell.outputs = inert_outputs(cell.get("outputs", []))
             elif cell.cell_type == "markdown":
                 cell.source = inert_markdown(cell.source)
-                cell.pop("attachments", None)  # an attached SVG or HTML is the student's too
+                # An attached SVG or HTML is the student's too: only images drawn as they are stay.
+                attachments = cell.get("attachments") or {}
+                for name, bundle in list(attachments.items()):
+                    kept = {mime: data for mime, data in (bundle or {}).items() if mime in SHOWN_AS_IS}
+                    if kept:
+                        attachments[name] = kept
+                    else:
+                        del attachments[name]
             else:  # a raw cell is copied into the page as it is
                 cell.source = _TAG_START.sub("&lt;", cell.source)
         return nb, resources

@@ -146,3 +146,15 @@ def test_pages_carry_the_content_security_policy(pages):
         (meta,) = re.findall(r"<meta[^>]*Content-Security-Policy[^>]*>", head)
         assert f'content="{CONTENT_SECURITY_POLICY}"' in meta
         assert "<script" not in head[:head.index(meta)]  # the policy comes before any script
+
+
+def test_attachments_keep_only_images_drawn_as_they_are():
+    from grading.feedback.inert import InertStudentContent
+
+    cell = nbformat.v4.new_markdown_cell("![a](attachment:a.svg) ![b](attachment:b.png)")
+    cell["attachments"] = {"a.svg": {"image/svg+xml": "<svg onload='x()'/>"}, "b.png": {"image/png": "iVBOR"}}
+    raw = nbformat.v4.new_raw_cell("<script>x()</script>", metadata={"format": "text/html"})
+    notebook = nbformat.v4.new_notebook(cells=[cell, raw])
+    InertStudentContent().preprocess(notebook, {})
+    assert notebook.cells[0].attachments == {"b.png": {"image/png": "iVBOR"}}
+    assert notebook.cells[1].source == "&lt;script>x()&lt;/script>"
