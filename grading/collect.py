@@ -17,7 +17,13 @@ names carry no submission time.
 Safety: files are read straight from the zip and written only to paths built
 from the assignment, a validated student id and a known notebook name, so
 nothing is ever extracted outside the course; entries that try (``../``,
-absolute paths) and symbolic links are rejected with a message.
+absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH` folders deep and
+files over :data:`MAX_FILE_BYTES` (read at most that far, whatever the zip claims) are rejected
+with a message, and a zip of more than :data:`MAX_ENTRIES` entries is refused whole. Files that
+claim one student id under different names (``Doe, Jane_12345_...`` and ``Eve_12345_...``) are
+all rejected, and nothing of that id is collected: a file that only claims a student's id never
+replaces the student's own submission. An older file of the same student and notebook is named
+as superseded in the report.
 
 A submission is never replaced by an older one: the timestamp comes from the
 ``timestamp`` group of the name if present, else from the zip entry's date or
@@ -52,6 +58,8 @@ RESUBMISSION = re.compile(r"(?:-\d+| \(\d+\))(?=\.ipynb$)")
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 JUNK = re.compile(r"(^|/)(__MACOSX|\.DS_Store|\.ipynb_checkpoints|Thumbs\.db)(/|$)")
 MAX_FILE_BYTES = 50_000_000  # a notebook larger than this is not a real submission
+MAX_ENTRIES = 20_000  # files in one download: far more than a class hands in
+MAX_DEPTH = 16  # folders an entry may be nested in (an LMS uses two or three)
 
 
 @dataclasses.dataclass
@@ -64,6 +72,7 @@ class CollectReport:
     unmatched: list = dataclasses.field(default_factory=list)  # (name, reason)
     rejected: list = dataclasses.field(default_factory=list)  # (name, reason): unsafe entries
     ignored: list = dataclasses.field(default_factory=list)  # OS junk (__MACOSX, .DS_Store)
+    superseded: list = dataclasses.field(default_factory=list)  # (name, reason): older copies of a file
     other_files: list = dataclasses.field(default_factory=list)  # non-notebooks of students who sent one
     details: dict = dataclasses.field(default_factory=dict)  # student -> _Candidate (the newest)
     layouts: dict = dataclasses.field(default_factory=dict)  # layout name -> Layout, those that matched
@@ -102,6 +111,9 @@ class CollectReport:
                 f"{' or '.join(sources)}, which may not be when the student submitted. With a due date set, "
                 "check the times above (nbg report's late table) before exporting, or give --pattern a "
                 "(?P<timestamp>...) group")
+        if self.superseded:
+            lines.append(f"superseded ({len(self.superseded)}): older files of the same student and notebook")
+            lines.extend(f"  {name}: {reason}" for name, reason in self.superseded)
         for title, items in (("NOT MATCHED", self.unmatched), ("REJECTED", self.rejected)):
             if items:
                 lines.append(f"{title} ({len(items)}):")
@@ -147,6 +159,8 @@ def _unsafe_entry(name: str) -> str | None:
         return "absolute path in the zip: refusing to extract it"
     if ".." in path.parts:
         return "'..' in the path (zip slip): refusing to extract it outside the course"
+    if len(path.parts) > MAX_DEPTH + 1:
+        return f"nested {len(path.parts) - 1} folders deep, over the limit of {MAX_DEPTH}: not an LMS's layout"
     return None
 
 
@@ -154,6 +168,9 @@ def _entries_from_zip(source: Path):
     """Yield (name, timestamp, reader, problem) for each file of a zip."""
     with zipfile.ZipFile(source) as archive:
         infos = archive.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise NbgError(f"{source} holds {len(infos)} entries, over the limit of {MAX_ENTRIES}: this is not an "
+                       "LMS's download of one assignment; unpack what you need into a folder and collect that")
     for info in infos:
         if info.is_dir():
             continue
@@ -277,6 +294,8 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
 
     report = CollectReport(assignment)
     best: dict = {}  # (student, notebook) -> _Candidate, the latest
+    names_by_student: dict = {}  # student -> the name parts of the files claiming that id
+    older_by_student: dict = {}  # student -> names of the files superseded by a newer one
     not_notebooks = []  # (name, student or None)
     for name, when, read, problem in entries:
         if JUNK.search(name):
@@ -315,11 +334,29 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
         previous = best.get((student, notebook))
         if previous is None or candidate.order > previous.order:
             best[(student, notebook)] = candidate
+            older = previous
+        else:
+            older = candidate
+        if older is not None:  # a resubmission, or a file that only claims this id: either way, named
+            winner = best[(student, notebook)]
+            report.superseded.append((older.name, f"{student}'s {notebook} here is older than {winner.name}"))
+            older_by_student.setdefault(student, []).append(older.name)
+        names_by_student.setdefault(student, set()).add(candidate.display)
 
     by_student: dict = {}
     for (student, _), candidate in sorted(best.items()):
         by_student.setdefault(student, []).append(candidate)
     for student, candidates in by_student.items():
+        names = sorted(names_by_student.get(student, ()))
+        if len(names) > 1:
+            # One id under two names: a file that only claims the id must not replace the student's own.
+            claimed = older_by_student.get(student, [])
+            report.superseded = [(n, r) for n, r in report.superseded if n not in claimed]
+            report.rejected.extend(
+                (name, f"files claim student id {student!r} under different names ({', '.join(map(repr, names))}): "
+                       "nothing of this id is collected; check with the LMS who submitted what")
+                for name in sorted({c.name for c in candidates} | set(claimed)))
+            continue
         _write_submission(course, assignment, student, candidates, report)
     for name, student in not_notebooks:
         if student is not None and student in by_student:

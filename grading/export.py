@@ -30,15 +30,18 @@ file, ``canvas.csv`` or ``moodle.csv``, is laid out for that LMS's gradebook
 import (:mod:`grading.lms`). Late penalties are recomputed first
 (:func:`grading.grades.late.apply_late_policy`).
 
+Every text cell is made safe to open in a spreadsheet (:mod:`grading.core.csvfile`: a
+leading ``=``, ``+``, ``-`` or ``@`` gets a ``'``); numbers, negative ones too, stay numbers.
+
 Everything is read through nbgrader's :class:`nbgrader.api.Gradebook`, so a
 server database (``--db``) works the same as the default SQLite file.
 """
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from grading.core.csvfile import write_csv
 from grading.core.errors import NbgError
 from grading.core.text import format_points
 from grading.grades.late import apply_late_policy
@@ -51,35 +54,29 @@ CELLS_COLUMNS = ("student", "assignment", "notebook", "grade_id", "score", "max_
 
 def write_grades_csv(grades: ClassGrades, path) -> Path:
     """Write ``grades.csv`` (one row per student) and return its path."""
-    path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", *grades.assignments, "total"])
-        for student in grades.students:
-            scores = [format_points(grades.score(student, a)) for a in grades.assignments]
-            writer.writerow([student, *scores, format_points(grades.total(student))])
-    return path
+    rows = [["student", *grades.assignments, "total"]]
+    for student in grades.students:
+        scores = [format_points(grades.score(student, a)) for a in grades.assignments]
+        rows.append([student, *scores, format_points(grades.total(student))])
+    return write_csv(path, rows)
 
 
 def write_cells_csv(grades: ClassGrades, path) -> Path:
     """Write ``cells.csv`` (one row per graded cell per submission) and return its path."""
-    path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CELLS_COLUMNS)
-        for cell in grades.cells:
-            writer.writerow(
-                [
-                    cell.student,
-                    cell.assignment,
-                    cell.notebook,
-                    cell.grade_id,
-                    "" if cell.passed is None else format_points(cell.score),
-                    format_points(cell.max_score),
-                    "" if cell.passed is None else int(cell.passed),
-                ]
-            )
-    return path
+    rows = [CELLS_COLUMNS]
+    for cell in grades.cells:
+        rows.append(
+            [
+                cell.student,
+                cell.assignment,
+                cell.notebook,
+                cell.grade_id,
+                "" if cell.passed is None else format_points(cell.score),
+                format_points(cell.max_score),
+                "" if cell.passed is None else int(cell.passed),
+            ]
+        )
+    return write_csv(path, rows)
 
 
 def class_grades(course, all_assignments=False) -> ClassGrades:

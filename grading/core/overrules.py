@@ -15,6 +15,7 @@ import io
 import os
 from pathlib import Path
 
+from grading.core.csvfile import unquote_cell, write_csv
 from grading.core.errors import NbgError
 
 # The rule as the notebooks state it (the feedback quotes it).
@@ -67,19 +68,17 @@ def read_overrules(course) -> list:
             continue
         if len(row) != len(COLUMNS):
             raise NbgError(f"{path}, line {number}: expected {len(COLUMNS)} columns ({','.join(COLUMNS)})")
-        found.append(Overrule(*row))
+        found.append(Overrule(*(unquote_cell(cell) for cell in row)))
     return found
 
 
 def write_overrules(course, overrules) -> Path:
     """Replace the file by ``overrules`` (written to a temporary file first, then renamed)."""
     path = overrules_path(course)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for o in sorted(overrules, key=lambda o: o.key):
-        writer.writerow([o.assignment, o.student, o.function, o.reason, o.recorded_at])
+    rows = [COLUMNS, *([o.assignment, o.student, o.function, o.reason, o.recorded_at]
+                       for o in sorted(overrules, key=lambda o: o.key))]
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(buffer.getvalue(), encoding="utf-8")
+    # Safe to open in a spreadsheet, and read back exactly (a leading ' is undone on reading).
+    write_csv(tmp, rows, reversible=True, lineterminator="\n")
     os.replace(tmp, path)
     return path

@@ -6,6 +6,8 @@ a 3 GB message, or floods its stdin channel while nobody reads it, would
 inflate the grading process. Every socket of the kernel client therefore gets
 ``zmq.MAXMSGSIZE`` (a larger message is dropped and the connection cut) and a
 small ``zmq.RCVHWM``, set before it connects (:func:`bounded_client_class`).
+The heartbeat channel, which jupyter_client makes apart from the others, is bounded too
+(:class:`BoundedHBChannel`: a heartbeat reply is a few bytes, so :data:`HEARTBEAT_MAX_BYTES`).
 A cut connection is seen by a monitor (:func:`watch_channels`): if the kernel
 is still alive, it sent what the grader refuses, so the grader stops it and
 says why (the student's failure): on iopub, output over the notebook's cap
@@ -19,11 +21,14 @@ import time
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import HBChannel
 from jupyter_client.connect import channel_socket_types
 
 # Messages queued per socket before ZMQ stops reading (the kernel then queues or drops
 # its own). A kernel answers one request at a time on stdin and shell; iopub carries bursts.
 RCVHWM = {"iopub": 32, "shell": 8, "stdin": 4, "control": 8}
+# The kernel echoes the client's b"ping": anything larger is not a heartbeat.
+HEARTBEAT_MAX_BYTES = 1024
 
 
 def max_message_bytes(limits) -> int:
@@ -32,11 +37,36 @@ def max_message_bytes(limits) -> int:
     return max(limits.max_output_bytes, limits.max_answer_bytes) + 2**20
 
 
+class BoundedHBChannel(HBChannel):
+    """jupyter_client's heartbeat channel, whose socket refuses a reply over
+    :data:`HEARTBEAT_MAX_BYTES` and queues one (a kernel's oversized or flooded replies are
+    dropped by ZMQ, and its heart then looks stopped, as it would if it did not answer)."""
+
+    def _create_socket(self) -> None:
+        # jupyter_client's own method, with the limits set before connect (they do not apply after).
+        if self.socket is not None:
+            self.poller.unregister(self.socket)
+            self.socket.close()
+        self.socket = self.context.socket(zmq.REQ)
+        self.socket.linger = 1000
+        self.socket.setsockopt(zmq.MAXMSGSIZE, HEARTBEAT_MAX_BYTES)
+        self.socket.setsockopt(zmq.RCVHWM, 1)
+        if self.curve_serverkey is not None:
+            client_pub, client_sec = zmq.curve_keypair()
+            self.socket.curve_secretkey = client_sec
+            self.socket.curve_publickey = client_pub
+            self.socket.curve_serverkey = self.curve_serverkey
+        self.socket.connect(self.address)
+        self.poller.register(self.socket, zmq.POLLIN)
+
+
 def bounded_client_class(max_bytes: int):
     """A kernel client class whose sockets refuse messages over ``max_bytes`` (set it as the
     kernel manager's ``client_factory``)."""
 
     class BoundedKernelClient(AsyncKernelClient):
+        hb_channel_class = BoundedHBChannel
+
         def _create_connected_socket(self, channel, identity=None):
             # jupyter_client's own method, with the limits set before connect (they do not apply after).
             sock = self.context.socket(channel_socket_types[channel])

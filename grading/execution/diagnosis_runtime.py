@@ -27,6 +27,7 @@ import time
 CATALOGUE_FILE = ".nbg_mistakes.json"
 RTOL, ATOL = 1e-6, 1e-9  # as tight as the hidden tests' own comparisons (they use 1e-6 or looser)
 MAX_CALLS = 200  # recorded per cell and function
+MAX_RECORDED_BYTES = 64 * 2**20  # per cell, all calls: past it, the function is not diagnosed
 BUDGET_SECONDS = 2.0  # per failed cell: past it, no diagnosis (never a wrong one)
 
 _UNKNOWN = ("unknown",)
@@ -39,6 +40,7 @@ class Recorder:
         self._folder = folder
         self._catalogue = None
         self.calls: dict[str, list] = {}
+        self.recorded_bytes = 0
         self.paused = False
 
     @property
@@ -53,6 +55,7 @@ class Recorder:
 
     def reset(self):
         self.calls = {}
+        self.recorded_bytes = 0
 
     def before(self, name, args, kwargs):
         """A snapshot of a call's arguments, or None when the call is not recorded."""
@@ -83,10 +86,34 @@ class Recorder:
 
     def _add(self, name, snapshot, outcome):
         calls = self.calls.setdefault(name, [])
-        if snapshot is _UNKNOWN or outcome is _UNKNOWN or len(calls) >= MAX_CALLS:
-            calls.append(None)  # a call that cannot be replayed: no diagnosis for this function
+        if snapshot is _UNKNOWN or outcome is _UNKNOWN or len(calls) >= MAX_CALLS or None in calls:
+            calls[:] = [None]  # a call that cannot be replayed: no diagnosis for this function
+            return
+        self.recorded_bytes += _size((snapshot, outcome))
+        if self.recorded_bytes > MAX_RECORDED_BYTES:  # the kernel's results are the student's: bounded
+            calls[:] = [None]
         else:
             calls.append((snapshot, outcome))
+
+
+def _size(value, limit=MAX_RECORDED_BYTES + 1) -> int:
+    """About how many bytes ``value`` holds (arrays, text, containers), counted up to ``limit``."""
+    total, stack = 0, [value]
+    while stack and total < limit:
+        item = stack.pop()
+        total += 64
+        if isinstance(item, (str, bytes)):
+            total += len(item)
+        elif hasattr(item, "nbytes") and isinstance(getattr(item, "nbytes", None), int):
+            total += item.nbytes
+        elif hasattr(item, "format") and hasattr(item, "data") and hasattr(item, "indices"):  # sparse
+            stack.extend((item.data, item.indices, getattr(item, "indptr", b"")))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return total
 
 
 def outcome_of_error(error) -> tuple:
@@ -173,7 +200,9 @@ def _build(function, source, base, references):
     return namespace[function]
 
 
-def _replay(fn, call):
+def _replay(fn, call, deadline):
+    if time.monotonic() > deadline:  # checked before every replayed call, not only per mistake
+        raise _OutOfTime
     (args, kwargs) = copy.deepcopy(call[0])
     try:
         value = fn(*args, **kwargs)
@@ -257,7 +286,7 @@ class Diagnoser:
     @staticmethod
     def _matching(reference, mistakes, calls, deadline) -> list:
         students = [outcome for _, outcome in calls]
-        expected = [_replay(reference, call) for call in calls]
+        expected = [_replay(reference, call, deadline) for call in calls]
         if all(_outcomes_agree(s, e) for s, e in zip(students, expected)):
             return []  # the calls are right: the cell failed for another reason
         names = []
@@ -266,7 +295,7 @@ class Diagnoser:
                 raise _OutOfTime
             differs = False
             for call, student, right in zip(calls, students, expected):
-                got = _replay(fn, call)
+                got = _replay(fn, call, deadline)
                 if not _outcomes_agree(got, student):
                     break
                 differs = differs or not _outcomes_agree(got, right)

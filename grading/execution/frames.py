@@ -20,6 +20,15 @@ class JudgeProtocolError(RuntimeError):
     """The other end of the pipe broke the protocol (the grader stops this judge)."""
 
 
+class JudgeTimeout(JudgeProtocolError):
+    """The judge did not answer in time."""
+
+
+class CallbackStuck(Exception):
+    """A test's function that the student's code called did not stop at the cell's time limit (its
+    alarm cannot interrupt compiled code): the student's timeout, not the grader's failure."""
+
+
 class FrameTooLarge(JudgeProtocolError):
     """A message would be a frame larger than :data:`MAX_FRAME` (nothing was sent)."""
 

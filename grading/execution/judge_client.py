@@ -25,7 +25,14 @@ import time
 from pathlib import Path
 
 from grading.execution.bridge import CallFailed, KernelBridge  # noqa: F401 (the executor imports them here)
-from grading.execution.frames import FrameTooLarge, JudgeProtocolError, frame_bytes, frame_size
+from grading.execution.frames import (
+    CallbackStuck,
+    FrameTooLarge,
+    JudgeProtocolError,
+    JudgeTimeout,
+    frame_bytes,
+    frame_size,
+)
 from grading.execution.limits import Limits
 from grading.execution.sandbox import get_sandbox
 
@@ -192,12 +199,12 @@ class JudgeProcess:
         while len(self._buffer) < size:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise JudgeProtocolError("the judge did not answer in time")
+                raise JudgeTimeout("the judge did not answer in time")
             self._socket.settimeout(left)
             try:
                 chunk = self._socket.recv(max(65536, size - len(self._buffer)))
             except socket.timeout:
-                raise JudgeProtocolError("the judge did not answer in time") from None
+                raise JudgeTimeout("the judge did not answer in time") from None
             if not chunk:
                 raise JudgeProtocolError("the judge stopped")
             self._buffer += chunk
@@ -266,7 +273,11 @@ class JudgeProcess:
                          "kwargs": request.get("kwargs"), "seconds": max(0.001, seconds)})
         except FrameTooLarge as error:
             return json.dumps({"ok": False, "error": f"the callback request is too large ({error})"})
-        message = self._read(seconds + 15)  # the judge's alarm ends the test's function at `seconds`
+        try:
+            message = self._read(seconds + 15)  # the judge's alarm ends the test's function at `seconds`
+        except JudgeTimeout:  # stuck where no alarm reaches (compiled code); close() kills the judge
+            raise CallbackStuck(f"the test's function that the notebook's code called ran past the cell's time limit "
+                                f"({seconds:.0f} s left) and did not stop") from None
         return json.dumps({"ok": message.get("ok") is True, "value": message.get("value"),
                            "error": str(message.get("error"))[:2000]})
 

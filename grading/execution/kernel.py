@@ -43,7 +43,7 @@ from grading.core.records import Status
 from grading.core.text import clean_text
 from grading.execution.channels import bounded_client_class, max_message_bytes, watch_channels
 from grading.execution.diagnosis_runtime import wording
-from grading.execution.frames import JudgeProtocolError
+from grading.execution.frames import CallbackStuck, JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
 from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
@@ -304,6 +304,11 @@ class GradingExecutor(Execute):
             # past that is stuck in the test itself.
             verdict = self.judge.run_cell(cell.source, label, self.bridge,
                                           timeout=(self.timeout or 30) + INTERRUPT_GRACE + 5)
+        except CallbackStuck as error:  # the student's arguments kept the test's own function busy
+            reason = f"{label} timed out: {error}; the notebook was stopped there"
+            cell.outputs = [_error_output(TIMEOUT_ENAME, reason)]
+            self._mark_not_executed(index, reason)
+            return self.nb, self.resources, Status.TIMEOUT, reason, index
         except (JudgeProtocolError, OSError, ValueError) as error:
             raise GraderFailure(f"the judge failed on {label}: {error}") from None
         finally:

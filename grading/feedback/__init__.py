@@ -19,6 +19,11 @@ preprocessors:
     adds a note at the top when grading did not go normally (the kernel died
     in a given cell, a cell timed out, ...), read from ``grading_log.jsonl``.
 
+:class:`~grading.feedback.inert.InertStudentContent`
+    makes the student's markdown and every output inert (no HTML, script or SVG from the
+    notebook reaches the page), and the page carries a Content Security Policy that runs no
+    script (:mod:`grading.feedback.inert`).
+
 A notebook that could not be read (truncated JSON) or was missing has no
 autograded copy to render: it gets a page of its own saying why it scored 0
 and what to do (:mod:`grading.feedback.unreadable`).
@@ -300,6 +305,11 @@ def library_notice(entries) -> str:
 
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)(?<!\\)\$")
+_MATHML_TAG = re.compile(r'</?(math|m[a-z]+|semantics|annotation)( (xmlns|display|stretchy|fence|separator|'
+                         r'lspace|rspace|mathvariant|columnalign|columnlines|columnspacing|rowspacing|'
+                         r'linethickness|accent|accentunder|minsize|maxsize|movablelimits|symmetric|width|'
+                         r'height|depth|largeop|form|notation|encoding|displaystyle|scriptlevel|mathsize|mathcolor|'
+                         r'mathbackground|open|close|frame|rowlines|rowalign)="[^"<>]*")*\s*/?>')
 MATHJAX_CDN = re.compile(r'<script src="https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/[^"]*">\s*</script>')
 
 
@@ -309,11 +319,17 @@ def _mathml(latex: str, display: bool) -> str:
     from latex2mathml.converter import convert
 
     written = f"${'$' if display else ''}{latex}{'$' if display else ''}$"
+    # Left as LaTeX between dollars, which nbconvert's markdown escapes as text.
     try:
         mathml = convert(latex.strip(), display="block" if display else "inline")
     except Exception:
         return written
-    return written if re.search(r"<m[ion]>\\", mathml) else mathml  # an unknown command: as written
+    if re.search(r"<m[ion]>\\", mathml):  # an unknown command: as written
+        return written
+    # \text{<script>} is copied into <mtext> as it is, \href into an attribute: only MathML's own
+    # elements and attributes may reach the page.
+    tags_ok = all(_MATHML_TAG.fullmatch(tag) for tag in re.findall(r"<[^>]*>", mathml))
+    return mathml if tags_ok else written
 
 
 class MathWithoutNetwork(Preprocessor):
@@ -341,7 +357,12 @@ def feedback_preprocessors() -> list:
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
-    return [GetGrades, HideHiddenTests, LibraryNotice, GradingNotice, MathWithoutNetwork, CSSHTMLHeaderPreprocessor]
+    from grading.feedback.inert import InertStudentContent
+
+    # InertStudentContent after the notices (a reason may quote the student's error message),
+    # before the maths becomes MathML (whose tags it would otherwise show as text).
+    return [GetGrades, HideHiddenTests, LibraryNotice, GradingNotice, InertStudentContent, MathWithoutNetwork,
+            CSSHTMLHeaderPreprocessor]
 
 
 def _feedback_config(course):

@@ -20,9 +20,9 @@ LMSes leave ungraded.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from grading.core.csvfile import write_csv
 from grading.core.errors import NbgError
 from grading.lms import blackboard, canvas, moodle
 from grading.lms.layout import Layout, read_roster
@@ -57,10 +57,8 @@ def lms_rows(grades, lms, roster_path, id_column, assignments=None) -> list:
 
 
 def write_rows(rows, out_path) -> Path:
-    out_path = Path(out_path)
-    with out_path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows)
-    return out_path
+    """Write an LMS's import rows; roster fields from the LMS are made safe for a spreadsheet."""
+    return write_csv(out_path, rows)
 
 
 def write_lms_csv(grades, lms, roster_path, id_column, out_path, assignments=None) -> Path:

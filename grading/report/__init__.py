@@ -31,7 +31,7 @@ from markupsafe import Markup
 from grading.core.errors import NbgError
 from grading.core.lock import unfinished_run
 from grading.core.records import Status, latest_records, read_grading_log
-from grading.core.text import format_points
+from grading.core.text import CSP_META, format_points
 from grading.grades.late import apply_late_policy, describe_policy
 from grading.grades.read import read_class_grades
 from grading.report.items import FLAG_BELOW, class_item_analysis
@@ -156,6 +156,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         write_mistakes_csv(mistakes, course.root / "exports" / "mistakes.csv")
     items = class_item_analysis(grades, {a: _cell_order(course, a) for a in grades.assignments})
     page = _TEMPLATES.get_template("report.html.j2").render(
+        csp_meta=Markup(CSP_META),  # the page runs no script and loads nothing
         course_root=str(course.root),
         unfinished=unfinished_run(course),
         unsandboxed=len({(r.get("student"), r.get("assignment")) for r in log if not r.get("sandboxed", False)}),

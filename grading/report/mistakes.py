@@ -4,10 +4,10 @@ see :mod:`grading.execution.diagnosis_runtime`), with the catalogue's words."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from grading.core import mistakes as catalogue
+from grading.core.csvfile import write_csv
 
 CSV_COLUMNS = ("assignment", "function", "students_failed", "failures_diagnosed", "mistake", "students",
                "explanation")
@@ -68,11 +68,9 @@ def write_mistakes_csv(rows, path) -> Path:
     mistake explains has one line with an empty mistake."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
-        for row in rows:
-            head = [row["assignment"], row["function"], row["failed"], row["diagnosed"]]
-            for mistake, students, explanation in row["mistakes"] or [("", "", "")]:
-                writer.writerow([*head, mistake, students, explanation])
-    return path
+    lines = [CSV_COLUMNS]
+    for row in rows:
+        head = [row["assignment"], row["function"], row["failed"], row["diagnosed"]]
+        for mistake, students, explanation in row["mistakes"] or [("", "", "")]:
+            lines.append([*head, mistake, students, explanation])
+    return write_csv(path, lines)

@@ -560,3 +560,4 @@ CASES.update(cases_scan.CASES)
 import cases_judge  # noqa: E402 (the judge's bounds, issue 20; it imports Case from here)
 CASES.update(cases_judge.CASES)
 CASES.update(__import__("cases_run").CASES)  # issue 20: forged incidents, slow notebooks, replayed inputs
+CASES.update(__import__("cases_secrets").CASES)  # issue 32: the course secret, the honest-time cache

@@ -137,3 +137,31 @@ def test_no_kernel_sees_the_graders_environment(graded_class):
 def test_a_long_student_id_is_graded(graded_class):
     _, records, _ = graded_class
     assert records["x" * 51].score == adv.MAX_SCORE and records["x" * 51].status == "ok"
+
+
+def test_the_course_secret_and_the_honest_times_stay_the_instructors(graded_class):
+    """reads_course_secret (cases_secrets.py) tried to read the seeds' secret and to write the
+    honest-time cache: its outputs show the attempts failed, the secret is in no output of its
+    notebook or feedback, and the cache holds only the measurement of the source notebook."""
+    import json
+
+    from grading.autograde.budget import cache_path
+    from grading.autograde.seeds import secret_path
+
+    course, records, report = graded_class
+    secret = secret_path(course).read_text().strip()
+    notebook = _autograded_text(course, "reads_course_secret")
+    cells = __import__("nbformat").reads(notebook, as_version=4).cells
+    printed = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "secret: FileNotFoundError" in printed and "found: []" in printed  # the attempts ran, and failed
+    assert "cache: written" not in printed and "cache: FileNotFoundError" in printed
+    assert secret not in notebook and secret not in _feedback_text(course, "reads_course_secret")
+    assert secret not in report
+    cache_text = cache_path(course).read_text()
+    assert "NBG-FORGED" not in cache_text
+    cache = json.loads(cache_text)
+    source = course.root / "source" / adv.ASSIGNMENT / f"{adv.ASSIGNMENT}.ipynb"
+    assert set(cache) == {f"{adv.ASSIGNMENT}/{adv.ASSIGNMENT}"}
+    entry = cache[f"{adv.ASSIGNMENT}/{adv.ASSIGNMENT}"]
+    assert entry["key"].startswith(__import__("hashlib").sha256(source.read_bytes()).hexdigest())
+    assert set(entry["runs"]) <= {"source", "release"} and entry["seconds"] < 60
