@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from grading.core.course import Course
+from grading.core.csvfile import csv_text
 from grading.core.errors import NbgError
 
 DESCRIPTION = """\
@@ -90,10 +91,8 @@ def _tokens(course, args) -> int:
         os.close(descriptor)
         out.unlink()
         raise
-    with os.fdopen(descriptor, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", "token"])
-        writer.writerows(sorted(issued.items()))
+    with os.fdopen(descriptor, "w", newline="", encoding="utf-8") as handle:
+        handle.write(csv_text([["student", "token"], *sorted(issued.items())]))  # ids from a roster
     print(f"{len(issued)} token(s) written to {out} (mode 0600); hand each student their own")
     return 0
 

@@ -32,6 +32,7 @@ from grading.core.errors import NbgError
 
 TOKENS_FILE = "practice_tokens.json"
 
+TOKEN_PREFIX = "nbgp_"  # "nbg practice"
 
 class IdentityBackend(LoggingConfigurable):
     """Says which student a request comes from."""
@@ -81,7 +82,9 @@ class TokenStore:
         data, issued = self.read(), {}
         when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         for student in students:
-            token = secrets.token_urlsafe(32)
+            # A prefix names the secret where it leaks (a log, a paste) and keeps the token from
+            # starting with "-", which a spreadsheet (the tokens file) would read as a formula.
+            token = TOKEN_PREFIX + secrets.token_urlsafe(32)
             data[student] = {"sha256": _hash(token), "issued": when}
             issued[student] = token
         self._write(data)

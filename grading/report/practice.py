@@ -18,9 +18,10 @@ Also ``exports/practice_functions.csv``, ``practice_mistakes.csv`` and ``practic
 
 from __future__ import annotations
 
-import csv
 import statistics
 from pathlib import Path
+
+from grading.core.csvfile import write_csv
 
 FUNCTION_COLUMNS = ("assignment", "function", "students_practised", "students_passed",
                     "attempts_to_first_pass_median", "attempts_to_first_pass_min", "attempts_to_first_pass_max")
@@ -102,13 +103,9 @@ def write_practice_csvs(figures, folder) -> list:
     for name, key, columns in (("practice_functions.csv", "functions", FUNCTION_COLUMNS),
                                ("practice_mistakes.csv", "mistakes", MISTAKE_COLUMNS),
                                ("practice_failures.csv", "failures", FAILURE_COLUMNS)):
-        path = folder / name
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(columns)
-            for row in figures[key]:
-                writer.writerow(["" if row[c] is None else _plain(row[c]) for c in columns])
-        written.append(path)
+        rows = [list(columns)] + [["" if row[c] is None else _plain(row[c]) for c in columns]
+                                  for row in figures[key]]
+        written.append(write_csv(folder / name, rows))  # safe to open in a spreadsheet
     return written
 
 
