@@ -34,6 +34,7 @@ TOKENS_FILE = "practice_tokens.json"
 
 TOKEN_PREFIX = "nbgp_"  # "nbg practice"
 
+
 class IdentityBackend(LoggingConfigurable):
     """Says which student a request comes from."""
 
