@@ -25,14 +25,23 @@ from __future__ import annotations
 import ast
 import copy
 
-from grading.autograde.scan.rule import NOT_REBINDING, LibraryRule, is_dynamic_path, is_under
-from grading.autograde.scan.walk import BUILTIN_NAMES, _bound_in, uses
+import importlib.util
+import sys
+
+from .rule import NOT_REBINDING, LibraryRule, is_dynamic_path, is_under
+from .walk import BUILTIN_NAMES, _bound_in, uses
 
 
 def _installed(module: str) -> bool:
-    from grading.autograde.checks import _module_exists
-
-    return _module_exists(module.split(".")[0])
+    """The top-level module of ``module`` is in the standard library or installed (its code is not the
+    student's)."""
+    name = module.split(".")[0]
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _global_writes(stmt) -> set:

@@ -17,7 +17,7 @@ import builtins
 import dataclasses
 import re
 
-from grading.autograde.scan.rule import DYNAMIC_ATTRIBUTES, DYNAMIC_BUILTINS
+from .rule import DYNAMIC_ATTRIBUTES, DYNAMIC_BUILTINS
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 # IPython magics that cannot run or load code: %matplotlib inline, %time, ...
