@@ -11,7 +11,10 @@ to do):
    time limits (120 s per cell, 900 s in all);
 5. *visible tests*: every visible test passes (the hidden tests run only
    at grading);
-6. *own code*: no answer uses a ready-made naive Bayes (the grader flags it).
+6. *library rule*: every graded function follows the notebook's rule on
+   libraries, checked by the grader's own code (:mod:`nbkit.librule`) with the
+   allow-list and the exercises' allow and forbid lists the release notebook
+   carries; a function with a finding here gets 0 points at grading.
 
 Nothing here knows an answer: the checks use only what the release
 notebook shows (its cells, their metadata and the visible tests).
@@ -34,7 +37,7 @@ from pathlib import Path
 from .cells import check_grade_cells, check_name, label, load_manifest, read_notebook, which_assignment
 from .findings import OK, PROBLEM, SKIPPED, WARNING, Finding, Report
 from .run import CELL_TIMEOUT, MAX_CODE_CELLS, NOTEBOOK_TIMEOUT, run_notebook
-from .scan import check_ready_made
+from .scan import check_library_rule
 
 __all__ = ["check_notebook", "Finding", "Report", "CELL_TIMEOUT", "NOTEBOOK_TIMEOUT"]
 
@@ -194,5 +197,5 @@ def check_notebook(path, *, cell_timeout=CELL_TIMEOUT, notebook_timeout=NOTEBOOK
                 report.add(Finding(WARNING, "data files", result.not_copied + "."))
     else:
         report.add(Finding(SKIPPED, "runs", "not run (--no-run): run the check without it before you submit."))
-    report.add(check_ready_made(notebook))
+    report.add(check_library_rule(notebook))
     return report

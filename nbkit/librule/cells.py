@@ -22,7 +22,8 @@ BUILTIN_NAMES = frozenset(dir(builtins)) - {"__name__", "__doc__", "_"}
 
 
 def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+    meta = (cell.get("metadata", {}) or {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
 
 
 def cell_label(cell, index) -> str:
@@ -139,7 +140,7 @@ def split_cells(notebook, instructor: dict, tests: dict, looked_up: dict | None 
         if cell.cell_type != "code":
             continue
         meta = nbgrader_meta(cell)
-        grade_id = meta.get("grade_id")
+        grade_id = meta.get("grade_id") if isinstance(meta.get("grade_id"), str) else None
         source = tests[grade_id] if grade_id in tests else cell["source"]
         tree = parse_cell(source)
         if grade_id in instructor and source == instructor[grade_id]:
@@ -172,3 +173,35 @@ def library_verdicts(cells: NotebookCells, answers, rule: LibraryRule) -> list:
     """The rule's findings, one entry per graded function that has one (see :func:`.library.library_findings`)."""
     return library_findings(NotebookCode(cells.student_cells, cells.setup_trees), graded_names(cells, answers),
                             cells.test_cells, rule)
+
+
+def _instructor_sources(source_notebook) -> tuple[dict, dict]:
+    """(grade_id -> source of the locked and test cells, grade_id -> source of the test cells) of a source
+    notebook."""
+    instructor, tests = {}, {}
+    for cell in source_notebook.cells:
+        meta = nbgrader_meta(cell)
+        grade_id = meta.get("grade_id")
+        if cell.cell_type != "code" or not grade_id:
+            continue
+        if meta.get("locked") or (meta.get("grade") and not meta.get("solution")):
+            instructor[grade_id] = cell.source
+        if meta.get("grade") and not meta.get("solution"):
+            tests[grade_id] = cell.source
+    return instructor, tests
+
+
+def release_rule(source_notebook, allowed, forbidden) -> dict:
+    """What ``nbkit check`` needs to apply the rule to a release notebook as the grader does: the course's
+    lists, the graded functions and the names each test cell looks up (the hidden ones' sources are not in
+    the release). Names only, no test's code; ``nbg release`` writes it to ``metadata["nbg"]["rule"]``."""
+    instructor, tests = _instructor_sources(source_notebook)
+    cells = split_cells(source_notebook, instructor, tests)
+    looked_up = {grade_id: sorted(names) for _, grade_id, names in cells.test_cells}
+    answers = set()
+    for cell in source_notebook.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            answers |= top_names(parse_cell(cell.source) or ast.Module(body=[], type_ignores=[]))
+    tested = set().union(set(), *looked_up.values())
+    return {"allowed": list(allowed), "forbidden": list(forbidden), "answers": sorted(answers & tested),
+            "tests": looked_up}
