@@ -33,9 +33,10 @@ RULE_TEXT = (
     "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
     "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
     "checks your submitted code before running it, the feedback says what it found, and your instructor can "
-    "overrule the finding. Cells of your own that only explore may use any library, but code the grader "
-    "cannot read (`eval`, `exec`, `globals()`, ...) can replace any function while the notebook runs, so "
-    "anywhere in the notebook it counts against every graded function tested after it."
+    "overrule the finding. Cells of your own that only explore may use any library and may look at objects "
+    "(`print(name, getattr(model, name))`, `vars(model)`), but code that can replace a function while the "
+    "notebook runs (`exec` or `eval` of code built at run time, `globals()`, `setattr` on a module, "
+    "`sys.modules`, ...) counts, anywhere in the notebook, against every graded function tested after it."
 )
 
 DEFAULT_ALLOWED = (
