@@ -184,7 +184,9 @@ def check_notebook(path, *, cell_timeout=CELL_TIMEOUT, notebook_timeout=NOTEBOOK
         report.add(finding)
     if run:
         if progress is not None:
-            progress(f"Running a copy of {path.name} in a fresh kernel (this takes a minute or two)...")
+            progress(f"Running the code of {path.name} on this computer, as Jupyter would (a copy, in a fresh "
+                     f"kernel, at most {cell_timeout:g} s per cell and {notebook_timeout:g} s in all; this takes a "
+                     "minute or two)...")
         try:
             result = run_notebook(notebook, path.parent, cell_timeout=cell_timeout,
                                   notebook_timeout=notebook_timeout)

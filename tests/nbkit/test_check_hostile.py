@@ -1,0 +1,52 @@
+"""``nbkit check`` on a hostile notebook: it says it runs the code, and prints nothing that controls the terminal.
+
+A student may check a notebook a classmate shared. Its file name, cell sources, outputs and error
+messages carry terminal escape sequences (clear screen, window title, OSC 8 hyperlink, C1 CSI, bell,
+carriage return, a right-to-left override); the command's output must hold none of them. One real run
+of a small notebook (one kernel, a few seconds).
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+from nbformat.v4 import new_code_cell
+
+from nbkit.check.findings import printable
+from tests.nbkit.test_check import answered, run_cli
+
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://example.invalid\x1b\\link\x1b]8;;\x1b\\\x9b31m\r\u202e\x07"
+# Anything a terminal acts on: ESC, BEL, CR, other C0 and C1 controls, bidirectional overrides.
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_printable_removes_every_control_and_keeps_the_text():
+    assert printable(f"cell 3{HOSTILE} raised ValueError: bad\tvalue\nnext") == "cell 3link raised ValueError: bad\tvalue\nnext"
+    assert CONTROLS.search(printable(HOSTILE + "".join(map(chr, range(0x20))) + "\x7f\x85\x9c")) is None
+
+
+def test_a_hostile_notebook_cannot_control_the_terminal(tmp_path):
+    notebook = answered()
+    payload = repr(HOSTILE)
+    notebook.cells.insert(3, new_code_cell(f"print({payload})\nimport sys\nsys.stderr.write({payload})\n"
+                                           f"raise ValueError({payload})"))
+    notebook.cells[2].source = (f"def add(a, b):\n    {payload}\n    import sys\n    sys.stdout.write({payload})\n"
+                                f"    raise RuntimeError({payload})")
+    name = f"99_check_fixture{HOSTILE.replace('/', '')}.ipynb"
+    nbformat.write(notebook, tmp_path / name)
+    run = run_cli("check", name, cwd=tmp_path)
+    output = run.stdout + run.stderr
+    assert run.returncode == 1, output
+    assert CONTROLS.search(output.replace("\n", "").replace("\t", "")) is None, repr(output)
+    words = " ".join(output.split())
+    assert "raised ValueError: link" in words and "RuntimeError: link" in words  # the errors are shown, as text
+    assert "Running the code of 99_check_fixturelink.ipynb on this computer" in words
+
+
+def test_usage_errors_and_help_say_what_the_check_does(tmp_path):
+    run = run_cli("check", f"missing{HOSTILE}.ipynb", cwd=tmp_path)
+    assert run.returncode == 2 and CONTROLS.search(run.stderr.replace("\n", "")) is None, repr(run.stderr)
+    assert "does not exist" in run.stderr
+    run = run_cli("check", "--help", cwd=tmp_path)
+    assert "RUNS THE NOTEBOOK'S CODE" in " ".join(run.stdout.split()) and "--no-run" in run.stdout
