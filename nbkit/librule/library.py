@@ -27,10 +27,9 @@ Merely importing or using another library in a cell that only explores is no fin
 from __future__ import annotations
 
 import ast
-import copy
-
 import importlib.util
 import sys
+from copy import copy as shallow_copy
 
 from .rule import NOT_REBINDING, LibraryRule, is_dynamic_path, is_under
 from .walk import BUILTIN_NAMES, _bound_in, uses
@@ -57,7 +56,7 @@ def _only_alias(stmt, name):
     """An import statement reduced to the alias that binds ``name``."""
     if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return stmt
-    reduced = copy.copy(stmt)
+    reduced = shallow_copy(stmt)
     reduced.names = [a for a in stmt.names if (a.asname or a.name.split(".")[0]) == name] or stmt.names
     return reduced
 

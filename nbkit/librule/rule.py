@@ -26,12 +26,13 @@ import functools
 import importlib
 import types
 
-# The notebooks' words (their "Libraries" paragraph), shared with the feedback and the students' README.
+# The notebooks' words (markdown: their "Libraries" paragraph starts with it, tests/nbkit/test_check_rule.py),
+# shared with the feedback and the students' README.
 RULE_TEXT = (
     "Graded functions compute with NumPy, SciPy, pandas and Python's standard library for maths and data "
     "structures; an exercise names any other library it allows or forbids. A graded function that uses "
     "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
-    "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
+    "`__import__`, `eval`, `exec`, `getattr` with a computed name, ...) gets 0 points for that function: the grader "
     "checks your submitted code before running it, the feedback says what it found, and your instructor can "
     "overrule the finding. Cells of your own that only explore may use any library and may look at objects "
     "(`print(name, getattr(model, name))`, `vars(model)`), but code that can replace a function while the "

@@ -230,3 +230,16 @@ def test_the_check_reports_the_rule_and_exits_with_a_problem(released, tmp_path)
         if expected == PROBLEM:
             assert "fit_logistic gets 0 points" in finding.details[0] and "scipy.optimize" in finding.details[0]
             assert report.exit_code == 1
+
+
+def test_the_notebooks_the_feedback_and_the_students_readme_state_one_rule():
+    """Every notebook's Libraries paragraph starts with RULE_TEXT; the hand-out's README quotes it."""
+    from grading.release.handout import student_readme
+    from nbkit.librule import RULE_TEXT
+
+    for path in sorted((ROOT / "course" / "source").glob("*/*.ipynb")):
+        intro = _read(path).cells[0].source
+        assert f"**Libraries.** {RULE_TEXT}" in intro, path.stem
+    readme = " ".join(student_readme("nbkit.whl", ["01"]).split())
+    assert RULE_TEXT in readme
+    assert "python -m nbkit check" in readme and "runs the notebook's code on your computer" in readme
