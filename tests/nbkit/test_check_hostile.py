@@ -50,3 +50,31 @@ def test_usage_errors_and_help_say_what_the_check_does(tmp_path):
     assert "does not exist" in run.stderr
     run = run_cli("check", "--help", cwd=tmp_path)
     assert "RUNS THE NOTEBOOK'S CODE" in " ".join(run.stdout.split()) and "--no-run" in run.stdout
+
+
+def test_the_kits_limits_are_the_graders():
+    from grading.execution.limits import Limits
+    from nbkit.check.run import MAX_OUTPUT_BYTES, MEMORY_BYTES
+
+    assert (MEMORY_BYTES, MAX_OUTPUT_BYTES) == (Limits().memory_bytes, Limits().max_output_bytes)
+
+
+def test_memory_past_the_limit_fails_in_the_kernel_and_a_flood_of_output_stops_the_run(tmp_path):
+    """The kernel runs under the grader's address-space limit (np.empty of 5 GiB touches no page, so
+    without the limit it would succeed); 21 MB printed stops the run after that cell, as in the grader,
+    and the check keeps no more than the limit of it."""
+    from nbkit.check import check_notebook
+    from tests.nbkit.test_check import MANIFEST, only
+
+    notebook = answered()
+    notebook.cells.insert(3, new_code_cell("import numpy as np\nbig = np.empty(5 * 2**30, dtype=np.uint8)"))
+    notebook.cells.insert(4, new_code_cell("for _ in range(21):\n    print('x' * 1_000_000)"))
+    path = tmp_path / "99_check_fixture.ipynb"
+    nbformat.write(notebook, path)
+    report = check_notebook(path, manifest=MANIFEST)
+    runs = [f for f in report.findings if f.check == "runs"]
+    words = " ".join(" ".join([f.message, *f.details]) for f in runs)
+    assert "raised MemoryError" in words, report.format()
+    assert "printed more than 20 MB of output by the end of cell 5 of 8" in words, report.format()
+    assert only(report, "visible tests").level == "PROBLEM" and report.exit_code == 1
+    assert path.stat().st_size < 100_000  # the student's file is not changed (no output written into it)
