@@ -35,6 +35,7 @@ MAX_DATA_BYTES = 200_000_000
 MAX_CODE_CELLS = 500  # the grader runs no more code cells than this
 MEMORY_BYTES = 4 * 2**30  # the kernel's address space (the grader's sandbox limit)
 MAX_OUTPUT_BYTES = 20_000_000  # output of the whole notebook, past which the grader stops the kernel
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # The kernel's launcher: the memory limit first, then ipykernel as `python -m ipykernel_launcher` would run.
 _LAUNCH = """\
 import runpy, sys
@@ -115,6 +116,9 @@ def _kernel_spec(folder: Path, memory_bytes=MEMORY_BYTES) -> Path:
     spec.mkdir(parents=True)
     spec.joinpath("kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-c", _LAUNCH, str(int(memory_bytes)), "-f", "{connection_file}"],
+        # As in the grader's kernel: one thread for the linear algebra (the time limit is measured so; many
+        # threads would also reserve address space the memory limit counts).
+        "env": dict(THREAD_ENV),
         "display_name": "Python 3 (nbkit check)",
         "language": "python",
     }))

@@ -14,6 +14,7 @@ import nbformat
 from nbformat.v4 import new_code_cell
 
 from nbkit.check.findings import printable
+from tests.nbkit.test_check import ROOT
 from tests.nbkit.test_check import answered, run_cli
 
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://example.invalid\x1b\\link\x1b]8;;\x1b\\\x9b31m\r\u202e\x07"
@@ -54,9 +55,12 @@ def test_usage_errors_and_help_say_what_the_check_does(tmp_path):
 
 def test_the_kits_limits_are_the_graders():
     from grading.execution.limits import Limits
-    from nbkit.check.run import MAX_OUTPUT_BYTES, MEMORY_BYTES
+    from nbkit.check.run import MAX_OUTPUT_BYTES, MEMORY_BYTES, THREAD_ENV
 
     assert (MEMORY_BYTES, MAX_OUTPUT_BYTES) == (Limits().memory_bytes, Limits().max_output_bytes)
+    source = (ROOT / "grading" / "execution" / "sandbox" / "bubblewrap.py").read_text()
+    for key, value in THREAD_ENV.items():  # the grader's kernel runs its linear algebra on one thread too
+        assert f'"{key}": "{value}"' in source
 
 
 def test_memory_past_the_limit_fails_in_the_kernel_and_a_flood_of_output_stops_the_run(tmp_path):
@@ -67,7 +71,8 @@ def test_memory_past_the_limit_fails_in_the_kernel_and_a_flood_of_output_stops_t
     from tests.nbkit.test_check import MANIFEST, only
 
     notebook = answered()
-    notebook.cells.insert(3, new_code_cell("import numpy as np\nbig = np.empty(5 * 2**30, dtype=np.uint8)"))
+    notebook.cells.insert(3, new_code_cell("import os\nassert os.environ.get('OPENBLAS_NUM_THREADS') == '1', 'threads'\n"
+                                           "import numpy as np\nbig = np.empty(5 * 2**30, dtype=np.uint8)"))
     notebook.cells.insert(4, new_code_cell("for _ in range(21):\n    print('x' * 1_000_000)"))
     path = tmp_path / "99_check_fixture.ipynb"
     nbformat.write(notebook, path)
@@ -75,6 +80,7 @@ def test_memory_past_the_limit_fails_in_the_kernel_and_a_flood_of_output_stops_t
     runs = [f for f in report.findings if f.check == "runs"]
     words = " ".join(" ".join([f.message, *f.details]) for f in runs)
     assert "raised MemoryError" in words, report.format()
+    assert "threads" not in words, report.format()  # the kernel has the grader's one-thread environment
     assert "printed more than 20 MB of output by the end of cell 5 of 8" in words, report.format()
     assert only(report, "visible tests").level == "PROBLEM" and report.exit_code == 1
     assert path.stat().st_size < 100_000  # the student's file is not changed (no output written into it)
