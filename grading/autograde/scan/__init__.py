@@ -77,7 +77,7 @@ class ScanResult:
 
     findings: list = dataclasses.field(default_factory=list)
     flagged_tests: dict = dataclasses.field(default_factory=dict)  # test grade_id -> why
-    library: list = dataclasses.field(default_factory=list)  # see scan.library.library_findings
+    library: list = dataclasses.field(default_factory=list)  # see nbkit.librule.library.library_findings
 
     @property
     def zero_tests(self) -> dict:
