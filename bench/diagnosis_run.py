@@ -26,7 +26,7 @@ TARGET_S = 0.1
 
 def _submissions(scratch: Path) -> dict:
     from grading.core.mistakes import load_cases
-    from tests.mutation.test_mutation_suite import plan, submission
+    from tests.mutation.course_class import plan, submission
 
     source = nbformat.read(ROOT / "course" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     students = plan(load_cases(ROOT / "course" / "mistakes" / f"{ASSIGNMENT}.py"), source)
@@ -48,6 +48,7 @@ def _catalogue_files() -> dict:
 
 
 def paired(folder: Path, repeats: int, sandbox: str) -> dict:
+    from grading.execution.judge_client import close_judge_servers
     from grading.execution.kernel import execute_notebook
     from grading.execution.limits import Limits
     from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
@@ -72,6 +73,7 @@ def paired(folder: Path, repeats: int, sandbox: str) -> dict:
                 if on:
                     cells = nbformat.reads(result.notebook_json, as_version=4).cells
                     diagnosed = sum(1 for c in cells if c.get("metadata", {}).get("nbg_diagnosis"))
+    close_judge_servers()  # the runs above ran in this process: so did their judge server
     differences = sorted(a - b for a, b in zip(times[True], times[False]))
     return {"pairs": repeats, "with_median_s": sorted(times[True])[repeats // 2],
             "without_median_s": sorted(times[False])[repeats // 2],

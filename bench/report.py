@@ -310,6 +310,11 @@ def _grading_lines(section, figures: Path, out_dir: Path) -> list:
         f"{section['workers']} workers, {section['speedup_serial_vs_stock']:.2f}x with 1.",
         f"- Starting a python3 kernel, waiting until it answers and stopping it: "
         f"{_seconds(section['kernel_start_s'])} (median), part of every notebook's overhead.",
+        *(["- Not in the walls above: a course's first `nbg autograde` also times the honest runs "
+           "(the time budget), once per course: "
+           + ", ".join(f"{_seconds(seconds)} {setting}" for setting, seconds
+                       in section["honest_times_first_run_s"].items())
+           + " for the first run of one submission."] if section.get("honest_times_first_run_s") else []),
         "- Sandbox overhead per notebook: " + (
             _sandbox_overhead_text(section) if sandbox is not None
             else f"not measured ({section['sandbox_reason']})") + ".",

@@ -70,6 +70,7 @@ def test_smoke_run_of_nbcore_and_course_writes_every_section(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # four graders, each on a fresh course
 def test_smoke_run_of_everything_grades_with_every_grader(tmp_path):
     text, results = _run_smoke(tmp_path)
     for title in SECTION_TITLES:

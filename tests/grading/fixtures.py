@@ -37,6 +37,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from grading.core.course import ensure_alembic_on_path
+from tests import honest_times
 
 ensure_alembic_on_path()  # nbgrader's own converters below run alembic
 
@@ -372,4 +373,5 @@ def make_class(root, students=None, *, late=()) -> dict:
     late = set(late)
     for student, kind in students.items():
         write_submission(root, student, kind, timestamp=LATE if student in late else ON_TIME)
+    honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
     return dict(students)

@@ -260,39 +260,20 @@ def test_cli_usage_errors_exit_2(tmp_path, capsys):
     assert main([]) == 2
 
 
-REAL_SOURCE = Path(__file__).resolve().parents[2] / "course" / "source"
-
-
-def _real_assignments():
-    if not REAL_SOURCE.is_dir():
-        return []
-    return sorted(p.name for p in REAL_SOURCE.iterdir() if (p / f"{p.name}.ipynb").exists())
-
-
 @pytest.mark.slow
-def test_real_assignments_solution_scores_full_in_the_sandbox(tmp_path):
+def test_real_assignments_solution_scores_full_in_the_sandbox(course_class):
     """Every source notebook, graded by nbg (sandboxed, tests in the judge), scores
-    cell by cell as stock nbgrader does (tests/notebooks/test_autograde_roundtrip.py
-    grades the same two students with stock nbgrader): the instructor's solution
-    gets every automatic point, the untouched release none."""
-    from grading.release import build_release
-
-    root = tmp_path / "course"
-    shutil.copytree(REAL_SOURCE, root / "source")
-    shutil.copy(REAL_SOURCE.parent / "nbgrader_config.py", root)
-    course = Course(root)
-    build_release(course)
-    assignments = _real_assignments()
-    for assignment in assignments:
-        for student, folder in (("solution", "source"), ("blank", "release")):
-            dest = course.submitted_dir(student, assignment)
-            dest.mkdir(parents=True)
-            shutil.copy(root / folder / assignment / f"{assignment}.ipynb", dest)
-
-    summary = autograde(course, workers=2)
-
-    assert all(r.status == "ok" for r in summary.records), format_table(summary)
-    assert all(record.sandboxed for record in summary.records)
+    as stock nbgrader does (tests/notebooks/test_autograde_roundtrip.py grades the same
+    two students with stock nbgrader): the instructor's solution gets every automatic
+    point, the untouched release none. The two students are in the session's class of
+    the real course (tests/mutation/course_class.py), graded once with the mutation suite."""
+    course, records = course_class.course, course_class.summary.records
+    assignments = sorted(course_class.plans)
+    honest = [r for r in records if r.student in ("solution", "blank")]
+    assert sorted((r.student, r.assignment) for r in honest) == sorted(
+        (student, assignment) for student in ("solution", "blank") for assignment in assignments)
+    assert all(r.status == "ok" for r in honest), format_table(course_class.summary)
+    assert all(record.sandboxed for record in records)
     with course.gradebook() as gradebook:
         for assignment in assignments:
             solution = gradebook.find_submission(assignment, "solution").notebooks[0].grades

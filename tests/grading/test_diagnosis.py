@@ -21,9 +21,10 @@ from grading.autograde import autograde
 from grading.core.course import Course
 from grading.feedback import generate_feedback
 from grading.release import build_release
-from tests.mutation.test_mutation_suite import CASES, solution_cells, submission
+from tests import honest_times
+from tests.mutation.course_class import CASES, solution_cells, submission
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # the module's class is graded in the first test
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "05_gaussian_nb"
@@ -83,6 +84,7 @@ def _course(tmp_path, with_catalogue):
     unreadable = course.submitted_dir("unreadable", ASSIGNMENT)
     unreadable.mkdir(parents=True)
     (unreadable / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [ this is not JSON')
+    honest_times.share(root)
     autograde(course, workers=2)
     return course
 

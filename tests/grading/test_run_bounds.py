@@ -42,7 +42,7 @@ from grading.core.records import latest_records, read_grading_log
 from grading.execution.kernel import ExecutionResult
 from grading.execution.limits import Limits
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # the module's class is graded in the first test
 
 ASSIGNMENT = "ps_bounds"
 BASE_SEED = 11

@@ -15,143 +15,21 @@ filled in, then one function at a time replaced:
 
 All submissions of all assignments are graded in one sandboxed
 ``grading.autograde.autograde`` run (2 workers), so many cases share each
-kernel start.
+kernel start: the session's shared class of the real course
+(:mod:`tests.mutation.course_class`, fixture ``course_class``), which the
+real-assignments test of ``nbg autograde`` reads too.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import os
-import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from grading.autograde import autograde
-from grading.core.course import Course
-from grading.release import build_release
-from tests.mutation.hardcoded import hardcoded_answer, record_visible_calls
+from tests.mutation.course_class import CASES, COURSE, HARDCODED, solution_cells
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "course"
-CASES_DIR = COURSE / "mistakes"
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-
-def load_cases() -> dict:
-    """assignment -> CASES, for every case file present (or those named, comma-separated, in
-    ``NBG_MUTATION_ONLY``: a quicker run while working on some notebooks; CI runs them all)."""
-
-    only = {name for name in os.environ.get("NBG_MUTATION_ONLY", "").split(",") if name}
-    found = {}
-    for path in sorted(CASES_DIR.glob("[0-9]*.py")):
-        if only and path.stem not in only:
-            continue
-        spec = importlib.util.spec_from_file_location(f"mutation_cases_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        found[module.ASSIGNMENT] = module.CASES
-    return found
-
-
-def _defined_functions(source: str) -> set:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-
-
-def _solution(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if line.strip() not in MARKERS)
-
-
-def solution_cells(source_notebook) -> dict:
-    """function name -> grade_id of the solution cell that defines it."""
-    cells = {}
-    for cell in source_notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution"):
-            for name in _defined_functions(_solution(cell.source)):
-                cells[name] = meta["grade_id"]
-    return cells
-
-
-def _defines_or_imports(source: str) -> bool:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return True
-    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
-    return any(isinstance(node, kinds) for node in tree.body)
-
-
-def _replace_functions(solution: str, variants: dict) -> str:
-    """``solution`` with the definition of each function named in ``variants`` replaced by
-    that variant's code (a cell may define several graded functions)."""
-    lines = solution.splitlines()
-    nodes = [node for node in ast.parse(solution).body
-             if isinstance(node, ast.FunctionDef) and node.name in variants]
-    for node in sorted(nodes, key=lambda n: n.lineno, reverse=True):
-        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-        lines[start:node.end_lineno] = variants[node.name].strip("\n").splitlines()
-    return "\n".join(lines)
-
-
-def submission(source_notebook, replacements: dict):
-    """The source notebook with solutions unmarked and, in ``{grade_id: {function: source}}``'s
-    cells, those functions replaced.
-
-    Given code cells that only demonstrate (load data, plot, print) are left out
-    to keep CI's time: tests are self-contained and answers need only the given
-    imports and definitions, which are kept. A student may delete such cells; the
-    grader does not restore or penalise them.
-    """
-    notebook = nbformat.from_dict(source_notebook)
-    kept = []
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution"):
-            cell.source = _replace_functions(_solution(cell.source), replacements.get(meta["grade_id"], {}))
-        elif cell.cell_type == "code" and not meta.get("grade") and not _defines_or_imports(cell.source):
-            continue
-        kept.append(cell)
-    notebook.cells = kept
-    return notebook
-
-
-def plan(cases: dict, source_notebook) -> dict:
-    """student -> ({grade_id: {function: source}}, {function: "correct" | mutant name})."""
-    where = solution_cells(source_notebook)
-    missing = sorted(set(cases) - set(where))
-    assert not missing, f"case file names functions no solution cell defines: {missing}"
-    students = {}
-    n_correct = max(len(case["correct"]) for case in cases.values())
-    for k in range(n_correct):
-        replacements, what = {}, {}
-        for function, case in cases.items():
-            variants = list(case["correct"].values())
-            replacements.setdefault(where[function], {})[function] = variants[min(k, len(variants) - 1)]
-            what[function] = "correct"
-        students[f"correct-{k}"] = (replacements, what)
-    n_mutants = max(len(case["mutants"]) for case in cases.values())
-    for j in range(n_mutants):
-        replacements, what = {}, {}
-        for function, case in cases.items():
-            mutants = list(case["mutants"].items())
-            if j < len(mutants):
-                name, source = mutants[j]
-                replacements.setdefault(where[function], {})[function] = source
-                what[function] = name
-        students[f"mutant-{j}"] = (replacements, what)
-    return students
-
-
-CASES = load_cases()
 
 
 def test_every_graded_function_of_every_notebook_has_cases():
@@ -172,58 +50,8 @@ def test_every_graded_function_of_every_notebook_has_cases():
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mutation") / "course"
-    root.mkdir()
-    shutil.copy(COURSE / "nbgrader_config.py", root / "nbgrader_config.py")
-    shutil.copytree(COURSE / "source", root / "source",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    shutil.copytree(CASES_DIR, root / "mistakes", ignore=shutil.ignore_patterns("__pycache__"))  # for the diagnosis
-    course = Course(root)
-    build_release(course)
-    plans = {}
-    for assignment, cases in CASES.items():
-        source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-        plans[assignment] = plan(cases, source)
-        plans[assignment][HARDCODED] = hardcoded_plan(cases, source)
-        for student, (replacements, _) in plans[assignment].items():
-            folder = course.submitted_dir(student, assignment)
-            folder.mkdir(parents=True)
-            nbformat.write(submission(source, replacements), str(folder / f"{assignment}.ipynb"))
-    summary = autograde(course, workers=2)
-    statuses = {(r.student, r.assignment): r.status for r in summary.records}
-    scores = {}
-    with course.gradebook() as gradebook:
-        for assignment, students in plans.items():
-            for student in students:
-                notebook = gradebook.find_submission(assignment, student).notebooks[0]
-                scores[(student, assignment)] = {
-                    g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
-    diagnoses = {}  # (student, assignment) -> {test cell: [function/mistake, ...]}
-    failed = {}  # (student, assignment) -> grade_ids of the cells with an error output
-    for assignment, students in plans.items():
-        for student in students:
-            graded_nb = nbformat.read(course.autograded_dir(student, assignment) / f"{assignment}.ipynb", as_version=4)
-            diagnoses[(student, assignment)] = {
-                cell.metadata.get("nbgrader", {}).get("grade_id"): list(cell.metadata["nbg_diagnosis"])
-                for cell in graded_nb.cells if cell.metadata.get("nbg_diagnosis")}
-            failed[(student, assignment)] = {
-                cell.metadata.get("nbgrader", {}).get("grade_id") for cell in graded_nb.cells
-                if any(output.get("output_type") == "error" for output in cell.get("outputs", []))}
-    return plans, scores, statuses, diagnoses, failed
-
-
-HARDCODED = "hardcoded"  # the student who hard-codes what the notebook shows (tests/mutation/hardcoded.py)
-
-
-def hardcoded_plan(cases: dict, source_notebook):
-    """Every graded function replaced by a table of the visible tests' calls and results."""
-    where = solution_cells(source_notebook)
-    calls = record_visible_calls(submission(source_notebook, {}), list(cases))
-    replacements = {}
-    for function in cases:
-        replacements.setdefault(where[function], {})[function] = hardcoded_answer(function, calls[function])
-    return replacements, {function: HARDCODED for function in cases}
+def graded(course_class):
+    return course_class.plans, course_class.scores, course_class.statuses, course_class.diagnoses, course_class.failed
 
 
 def _cases_params():

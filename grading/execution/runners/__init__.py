@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from grading.core.records import Status
 from grading.core.text import describe_error
+from grading.execution.judge_client import close_judge_servers
 from grading.execution.kernel import ExecutionResult, execute_task
 from grading.execution.process import make_pool
 
@@ -159,6 +160,10 @@ class TaskRunner:
     def shutdown(self):
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
+        elif self.function is execute_task:
+            # Inline, the judge server lives in this process: a library caller (a test run, a
+            # service) would otherwise keep one per run until it exits.
+            close_judge_servers()
 
 
 

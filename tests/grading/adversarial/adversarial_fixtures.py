@@ -35,6 +35,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/grading: the shared fixtures
 import fixtures  # noqa: E402
+from tests import honest_times  # noqa: E402
 
 ASSIGNMENT = "ps_adv"
 MAX_SCORE = 6.0
@@ -436,7 +437,7 @@ def write_course(root) -> Path:
     with Gradebook(f"sqlite:///{(root / 'gradebook.db').resolve()}") as gradebook:
         gradebook.update_or_create_assignment(ASSIGNMENT, duedate=fixtures.DUEDATE)
     fixtures.stock_generate_assignment(root, ASSIGNMENT)
-    return root
+    return honest_times.share(root)  # ps_adv's honest times, measured once per test run
 
 
 def _student_notebook(root, case: Case, port: int):
