@@ -27,24 +27,16 @@ Merely importing or using another library in a cell that only explores is no fin
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from copy import copy as shallow_copy
 
-from .rule import NOT_REBINDING, LibraryRule, is_dynamic_path, is_under
+from .rule import NOT_REBINDING, LibraryRule, installed_module, is_dynamic_path, is_under
 from .walk import BUILTIN_NAMES, _bound_in, uses
 
 
 def _installed(module: str) -> bool:
     """The top-level module of ``module`` is in the standard library or installed (its code is not the
-    student's)."""
-    name = module.split(".")[0]
-    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
-        return True
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
+    student's; a file in the current folder is not installed)."""
+    return installed_module(module.split(".")[0])
 
 
 def _global_writes(stmt) -> set:

@@ -24,7 +24,11 @@ import builtins
 import dataclasses
 import functools
 import importlib
+import importlib.machinery
+import os
+import sys
 import types
+from pathlib import Path
 
 # The notebooks' words (markdown: their "Libraries" paragraph starts with it, tests/nbkit/test_check_rule.py),
 # shared with the feedback and the students' README.
@@ -84,11 +88,32 @@ def is_dynamic_path(path: str) -> bool:
     return is_under(path, DYNAMIC_PATHS)
 
 
+def installed_module(name: str) -> bool:
+    """The top-level module ``name`` is already imported, in the standard library, or installed in this
+    environment: never a file in the current folder, which is the student's when ``nbkit check`` runs (and
+    whose files the grader's process does not see either)."""
+    if name in sys.modules or name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return True
+    here = {"", ".", os.getcwd()}
+    path = [entry for entry in sys.path if entry not in here and Path(entry or ".").resolve() != Path.cwd()]
+    for finder in sys.meta_path:  # editable installs have finders of their own
+        try:
+            spec = (importlib.machinery.PathFinder.find_spec(name, path) if finder is importlib.machinery.PathFinder
+                    else finder.find_spec(name, None))
+        except (ImportError, ValueError, AttributeError, TypeError):
+            continue
+        if spec is not None:
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=4096)
 def _resolve(path: str):
     """(object, real name of the last module passed) that ``path`` names in the grading process, or None.
     Only called for paths under an allowed module."""
     parts = path.split(".")
+    if not installed_module(parts[0]):
+        return None
     try:
         obj = importlib.import_module(parts[0])
     except Exception:

@@ -84,3 +84,17 @@ def test_memory_past_the_limit_fails_in_the_kernel_and_a_flood_of_output_stops_t
     assert "printed more than 20 MB of output by the end of cell 5 of 8" in words, report.format()
     assert only(report, "visible tests").level == "PROBLEM" and report.exit_code == 1
     assert path.stat().st_size < 100_000  # the student's file is not changed (no output written into it)
+
+
+def test_a_forged_allow_list_does_not_import_a_file_beside_the_notebook(tmp_path):
+    """The check resolves allowed names by importing them, in its own process; the allow-list comes from the
+    notebook's metadata, which anyone can edit. A module next to the notebook is never imported (--no-run:
+    nothing of the notebook's may run at all)."""
+    (tmp_path / "helpers_beside.py").write_text("open('IMPORTED', 'w').close()\n")
+    notebook = answered()
+    notebook.metadata["nbg"]["rule"]["allowed"].append("helpers_beside")
+    notebook.cells[2].source = "import helpers_beside\n\ndef add(a, b):\n    return helpers_beside.plus(a, b)"
+    nbformat.write(notebook, tmp_path / "99_check_fixture.ipynb")
+    run = run_cli("check", "99_check_fixture.ipynb", "--no-run", cwd=tmp_path)
+    assert not (tmp_path / "IMPORTED").exists(), run.stdout
+    assert "not an installed library" in " ".join(run.stdout.split()), run.stdout  # and it is a finding
