@@ -30,9 +30,13 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", help="check that a notebook will grade, before you submit it",
         description="Check that a notebook will grade before you submit it: readable, the grader's cells "
-                    "present and unedited, runs from the top in a fresh kernel within the time limit, "
-                    "visible tests pass, no ready-made naive Bayes. Your file is not changed "
-                    "(a copy is run). Exit code 0: it will grade; 1: something needs attention; "
+                    "present and unedited, runs from the top in a fresh kernel within the grader's time "
+                    "limits, visible tests pass, every graded function follows the notebook's rule on "
+                    "libraries (the grader's own check). This RUNS THE NOTEBOOK'S CODE on your computer, "
+                    "as Jupyter would (a copy, in a fresh kernel; your file is not changed): check only "
+                    "notebooks you would run yourself, not one someone sent you; --no-run checks without "
+                    "running it. Nothing the notebook prints can control your terminal (control "
+                    "characters are removed). Exit code 0: it will grade; 1: something needs attention; "
                     "2: wrong usage.")
     check.add_argument("notebook", help="the .ipynb file you will submit")
     check.add_argument("--timeout", type=_seconds, default=CELL_TIMEOUT, metavar="SECONDS",
@@ -51,18 +55,20 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from nbkit.check.findings import printable
+
     arguments = parser().parse_args(argv)
     path = Path(arguments.notebook)
     if not path.exists():
-        print(f"python -m nbkit check: {path} does not exist: give the path of your notebook "
+        print(f"python -m nbkit check: {printable(path)} does not exist: give the path of your notebook "
               "(e.g. 03_multinomial_nb.ipynb in the assignment's folder)", file=sys.stderr)
         return 2
     if not path.is_file():
-        print(f"python -m nbkit check: {path} is not a file: give the path of the .ipynb file itself",
+        print(f"python -m nbkit check: {printable(path)} is not a file: give the path of the .ipynb file itself",
               file=sys.stderr)
         return 2
     if path.suffix != ".ipynb":
-        print(f"python -m nbkit check: {path.name} is not a notebook (.ipynb): give the notebook you will "
+        print(f"python -m nbkit check: {printable(path.name)} is not a notebook (.ipynb): give the notebook you will "
               "submit", file=sys.stderr)
         return 2
     if arguments.server or arguments.token:
@@ -72,7 +78,7 @@ def main(argv=None) -> int:
     from nbkit.check import check_notebook
 
     report = check_notebook(path, cell_timeout=arguments.timeout, notebook_timeout=arguments.total_timeout,
-                            run=not arguments.no_run, progress=lambda line: print(line, flush=True))
+                            run=not arguments.no_run, progress=lambda line: print(printable(line), flush=True))
     print(report.format(), end="")
     from nbkit.practice import NOT_RUN
 

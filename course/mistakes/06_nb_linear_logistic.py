@@ -261,18 +261,6 @@ CASES = {
             "gradient_descent": _FIT + _FIT_BODY + '''        w, b = w - step * grad_w, b - step * grad_b
     return w, float(b)
 ''',
-            "scipy_minimize": _FIT + '''    from scipy.optimize import minimize
-
-    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-
-    def objective(theta):
-        loss, grad_w, grad_b = loss_grad(theta[:-1], theta[-1], X, y, l2=l2)
-        return loss, np.append(np.asarray(grad_w, dtype=float), grad_b)
-
-    result = minimize(objective, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B",
-                      options={"maxiter": max_iter, "gtol": tol * 1e-3, "ftol": 1e-15})
-    return result.x[:-1], float(result.x[-1])
-''',
         },
         "mutants": {
             "step_without_l2": _FIT + _FIT_BODY.replace(" + l2)", ")") + '''        w, b = w - step * grad_w, b - step * grad_b

@@ -17,18 +17,8 @@ from pathlib import Path
 
 from grading.core.csvfile import unquote_cell, write_csv
 from grading.core.errors import NbgError
+from nbkit.librule.rule import RULE_TEXT  # noqa: F401 (the rule as the notebooks state it; the feedback quotes it)
 
-# The rule as the notebooks state it (the feedback quotes it).
-RULE_TEXT = (
-    "Graded functions compute with NumPy, SciPy, pandas and Python's standard library for maths and data "
-    "structures; an exercise names any other library it allows or forbids. A graded function that uses "
-    "another library (scikit-learn, nbcore, ...) or loads code in a way the grader cannot read (importlib, "
-    "__import__, eval, exec, getattr with a computed name, ...) gets 0 points for that function: the grader "
-    "checks your submitted code before running it, the feedback says what it found, and your instructor can "
-    "overrule the finding. Cells of your own that only explore may use any library, but code the grader "
-    "cannot read (`eval`, `exec`, `globals()`, ...) can replace any function while the notebook runs, so "
-    "anywhere in the notebook it counts against every graded function tested after it."
-)
 FILENAME = "overrules.csv"
 COLUMNS = ("assignment", "student", "function", "reason", "recorded_at")
 

@@ -288,7 +288,7 @@ def library_notice(entries) -> str:
 
     from grading.core.overrules import RULE_TEXT
 
-    rule = escape(RULE_TEXT).replace("__import__", "`__import__`")
+    rule = escape(RULE_TEXT)  # markdown, as the notebooks show it
     lines = ["**The rule on ready-made libraries.** " + rule, ""]
     for entry in entries:
         function, tests = escape(str(entry.get("function"))), escape(", ".join(map(str, entry.get("tests", []))))

@@ -4,7 +4,9 @@ nbgrader's ``generate_assignment`` converter does the work (clears solutions
 and hidden tests, locks cells, records the source cells and checksums in the
 gradebook); this module runs it for one or all assignments, checks the
 release leaks no solution or hidden test, and zips each release folder
-reproducibly (sorted entries, fixed timestamps) into ``release_zips/``.
+reproducibly (sorted entries, fixed timestamps) into ``release_zips/``. Each release
+notebook carries the library rule's lists in ``metadata["nbg"]`` (:func:`stamp_library_rule`), so
+``python -m nbkit check`` applies the rule that grades it.
 It also writes the course's hand-out (:mod:`grading.release.handout`: the student
 kit as a wheel and the student environment files) to ``release/handout/``
 and ``release_zips/handout.zip``.
@@ -47,6 +49,32 @@ def generate_assignment(course: Course, assignment: str) -> Path:
     except NbGraderException as error:
         raise NbgError(f"nbgrader generate_assignment failed for {assignment!r}: {error}") from None
     return course.release_dir(assignment)
+
+
+def stamp_library_rule(course: Course, assignment: str) -> None:
+    """Write into each release notebook what ``nbkit check`` needs to apply the library rule as the grader
+    does (:func:`nbkit.librule.cells.release_rule`: the course's lists, the graded functions and the names
+    each test looks up, no test code), beside the exercises' own lists (``metadata["nbg"]["libraries"]``)."""
+    from nbkit.librule.cells import release_rule
+    from nbkit.librule.rule import exercise_libraries
+
+    settings = course.settings
+    for source_path in course.source_notebooks(assignment):
+        released = course.release_dir(assignment) / source_path.name
+        if not released.is_file():
+            continue
+        source = nbformat.read(str(source_path), as_version=4)
+        try:
+            exercises = exercise_libraries(source, str(source_path.relative_to(course.root)))
+        except ValueError as error:
+            raise NbgError(str(error)) from None
+        notebook = nbformat.read(str(released), as_version=4)
+        nbg = dict(notebook.metadata.get("nbg", {}) or {})
+        nbg["libraries"] = {name: {key: list(names) for key, names in lists.items()}
+                            for name, lists in exercises.items()}
+        nbg["rule"] = release_rule(source, settings.allowed_libraries, settings.forbidden_libraries)
+        notebook.metadata["nbg"] = nbg
+        nbformat.write(notebook, str(released))
 
 
 def check_no_leaks(release_dir: Path) -> None:
@@ -130,6 +158,7 @@ def build_release(course, assignments=None, *, handout=True) -> list[Path]:
     zips = []
     for assignment in assignments:
         release_dir = generate_assignment(course, assignment)
+        stamp_library_rule(course, assignment)
         check_no_leaks(release_dir)
         zips.append(zip_release(release_dir, course.root / ZIP_DIRNAME / f"{assignment}.zip"))
     if handout:

@@ -193,7 +193,13 @@ def environment_yml(wheel: str) -> str:
 
 def student_readme(wheel: str, assignments) -> str:
     """The hand-out's README, for students."""
+    import textwrap
+
+    from nbkit.librule.rule import RULE_TEXT
+
     listed = "\n".join(f"- `{assignment}.zip`" for assignment in assignments)
+    wrapped_rule = "\n".join(textwrap.wrap(RULE_TEXT, 76,
+                                           break_on_hyphens=False))
     return f"""\
 # Naive Bayes course: the student hand-out
 
@@ -239,12 +245,20 @@ The assignments come as one zip each:
    changed) and says, check by check, OK, WARNING or PROBLEM and what to
    do: the file is complete, every test and answer cell is there and no
    test cell was edited, it runs from the top within the grader's time
-   limits, the visible tests pass, and no answer uses a ready-made naive
-   Bayes. Exit code 0 means it will grade as it is.
+   limits, the visible tests pass, and every graded function follows the
+   rule on libraries below (the check is the grader's own code, with the
+   lists each exercise gives). Exit code 0 means it will grade as it is.
+   The check runs the notebook's code on your computer, as Jupyter would:
+   run it on your own notebooks, not on one someone sent you
+   (`--no-run` checks a notebook without running it).
 5. Submit the `.ipynb` file under its original name. More tests run at
-   grading time on other inputs; an answer that calls a library's naive
-   Bayes (`sklearn.naive_bayes`) instead of computing is flagged for the
-   instructor's review.
+   grading time on other inputs.
+
+## The rule on libraries
+
+Each notebook states it in its introduction, under **Libraries**:
+
+{wrapped_rule}
 """
 
 

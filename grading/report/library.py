@@ -2,7 +2,7 @@
 points (or whose finding the instructor overruled), a count per function, and the overrules.
 
 Read from the autograded notebooks' ``nbg_library`` metadata (written by the grading process, see
-:mod:`grading.autograde.scan.library`) and ``overrules.csv`` (:mod:`grading.core.overrules`).
+:mod:`nbkit.librule.library`) and ``overrules.csv`` (:mod:`grading.core.overrules`).
 """
 
 from __future__ import annotations

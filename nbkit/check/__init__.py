@@ -8,10 +8,14 @@ to do):
 3. *grade cells*: every test and answer cell of the assignment is there, no
    test cell was edited (the grader puts the original back), answers written;
 4. *runs*: a copy runs top to bottom in a fresh kernel within the grader's
-   time limits (120 s per cell, 900 s in all);
+   limits (120 s per cell, 900 s in all, 4 GiB of address space, 20 MB of
+   output);
 5. *visible tests*: every visible test passes (the hidden tests run only
    at grading);
-6. *own code*: no answer uses a ready-made naive Bayes (the grader flags it).
+6. *library rule*: every graded function follows the notebook's rule on
+   libraries, checked by the grader's own code (:mod:`nbkit.librule`) with the
+   allow-list and the exercises' allow and forbid lists the release notebook
+   carries; a function with a finding here gets 0 points at grading.
 
 Nothing here knows an answer: the checks use only what the release
 notebook shows (its cells, their metadata and the visible tests).
@@ -33,8 +37,8 @@ from pathlib import Path
 
 from .cells import check_grade_cells, check_name, label, load_manifest, read_notebook, which_assignment
 from .findings import OK, PROBLEM, SKIPPED, WARNING, Finding, Report
-from .run import CELL_TIMEOUT, MAX_CODE_CELLS, NOTEBOOK_TIMEOUT, run_notebook
-from .scan import check_ready_made
+from .run import CELL_TIMEOUT, MAX_CODE_CELLS, MAX_OUTPUT_BYTES, MEMORY_BYTES, NOTEBOOK_TIMEOUT, run_notebook
+from .scan import check_library_rule
 
 __all__ = ["check_notebook", "Finding", "Report", "CELL_TIMEOUT", "NOTEBOOK_TIMEOUT"]
 
@@ -88,7 +92,7 @@ def _run_findings(notebook, result, cell_timeout, notebook_timeout) -> list:
                                 advice="Make the slow cells faster: vectorise with NumPy instead of Python loops "
                                 "over samples, and remove searches, prints or experiments you added for "
                                 "yourself."))
-    elif result.stop_reason not in ("kernel died", "kernel stuck"):
+    elif result.stop_reason not in ("kernel died", "kernel stuck", "too much output"):
         slow = [run for run in result.cells if run.seconds > cell_timeout / 2]
         if slow or result.seconds > notebook_timeout / 2:
             findings.append(Finding(WARNING, "time", f"ran in {result.seconds:.0f} s, close to the limit "
@@ -106,6 +110,12 @@ def _run_findings(notebook, result, cell_timeout, notebook_timeout) -> list:
                                 "ended the process); the grader scores 0 for every test after it.",
                                 advice="Make that cell use less memory (smaller arrays, fewer copies), and do not "
                                 "exit Python in it."))
+    elif result.stop_reason == "too much output":
+        findings.append(Finding(PROBLEM, "runs", f"the notebook printed more than {MAX_OUTPUT_BYTES // 1_000_000} MB "
+                                f"of output by the end of {stop}: the grader stops the kernel there, and the tests "
+                                "after it score 0.",
+                                advice="Print less: no loop that prints every sample, no large arrays printed in "
+                                "full (print their shape or a few values)."))
     elif result.stop_reason == "kernel stuck":
         findings.append(Finding(PROBLEM, "runs", f"{stop} ran longer than {cell_timeout:g} s and the kernel did "
                                 "not stop when interrupted; the grader stops the notebook there.",
@@ -181,7 +191,10 @@ def check_notebook(path, *, cell_timeout=CELL_TIMEOUT, notebook_timeout=NOTEBOOK
         report.add(finding)
     if run:
         if progress is not None:
-            progress(f"Running a copy of {path.name} in a fresh kernel (this takes a minute or two)...")
+            progress(f"Running the code of {path.name} on this computer, as Jupyter would (a copy, in a fresh "
+                     f"kernel, with the grader's limits: {cell_timeout:g} s per cell, {notebook_timeout:g} s in all, "
+                     f"{MEMORY_BYTES / 2**30:g} GiB of memory, {MAX_OUTPUT_BYTES // 1_000_000} MB of output; this "
+                     "takes a minute or two)...")
         try:
             result = run_notebook(notebook, path.parent, cell_timeout=cell_timeout,
                                   notebook_timeout=notebook_timeout)
@@ -194,5 +207,5 @@ def check_notebook(path, *, cell_timeout=CELL_TIMEOUT, notebook_timeout=NOTEBOOK
                 report.add(Finding(WARNING, "data files", result.not_copied + "."))
     else:
         report.add(Finding(SKIPPED, "runs", "not run (--no-run): run the check without it before you submit."))
-    report.add(check_ready_made(notebook))
+    report.add(check_library_rule(notebook))
     return report

@@ -8,6 +8,7 @@ notebook will not grade as you expect), with what to do about it.
 from __future__ import annotations
 
 import dataclasses
+import re
 import textwrap
 
 OK = "OK"
@@ -15,6 +16,16 @@ WARNING = "WARNING"
 PROBLEM = "PROBLEM"
 SKIPPED = "SKIPPED"
 LEVELS = (OK, WARNING, PROBLEM, SKIPPED)
+# What a notebook (its file name, cell sources, outputs, error messages) could use to control the terminal:
+# escape sequences (ANSI CSI/OSC: colours, cursor moves, window titles, hyperlinks), other C0/C1 control
+# characters and the bidirectional overrides that reorder what is shown.
+_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text) -> str:
+    """``text`` with every terminal control sequence and control character removed (newlines and tabs kept)."""
+    return _CONTROL.sub("", _ESCAPE.sub("", str(text)))
 
 
 @dataclasses.dataclass
@@ -78,16 +89,17 @@ class Report:
 
     def format(self, width: int = 88) -> str:
         """The report as text for a terminal."""
-        lines = [f"Checking {self.notebook} (a copy: your file is not changed)", ""]
+        # Everything shown may hold text of the notebook's (names, outputs, errors): printed without controls.
+        lines = [f"Checking {printable(self.notebook)} (a copy: your file is not changed)", ""]
         indent = " " * 10
         for finding in self.findings:
-            head = f"{finding.level:<9} {finding.check}: {finding.message}"
+            head = printable(f"{finding.level:<9} {finding.check}: {finding.message}")
             lines += textwrap.wrap(head, width, subsequent_indent=indent)
             for detail in finding.details:
-                lines += textwrap.wrap(detail, width, initial_indent=indent + "- ",
+                lines += textwrap.wrap(printable(detail), width, initial_indent=indent + "- ",
                                        subsequent_indent=indent + "  ")
             if finding.advice:
-                lines += textwrap.wrap("What to do: " + finding.advice, width,
+                lines += textwrap.wrap(printable("What to do: " + finding.advice), width,
                                        initial_indent=indent, subsequent_indent=indent)
         lines.append("")
         if self.will_grade:

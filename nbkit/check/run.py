@@ -1,4 +1,10 @@
-"""Run a copy of the notebook top to bottom in a fresh kernel, within the grader's time limits.
+"""Run a copy of the notebook top to bottom in a fresh kernel, within the grader's limits.
+
+The limits are the grader's (:class:`grading.execution.limits.Limits`; tests/nbkit check they
+agree): time per cell and in all, the kernel's address space (where the operating system has
+``resource.setrlimit``: Linux, macOS), and the output a notebook may produce, past which the
+grader stops the kernel (the check keeps no more of it, so a flood cannot fill the student's
+memory either).
 
 The copy goes to a temporary folder with the data files that sit next to the
 notebook (no other notebook, no hidden file); the student's file is only
@@ -27,6 +33,21 @@ NOTEBOOK_TIMEOUT = 900
 # Files copied beside the notebook: at most this many bytes (the grader's copy of a submission is capped).
 MAX_DATA_BYTES = 200_000_000
 MAX_CODE_CELLS = 500  # the grader runs no more code cells than this
+MEMORY_BYTES = 4 * 2**30  # the kernel's address space (the grader's sandbox limit)
+MAX_OUTPUT_BYTES = 20_000_000  # output of the whole notebook, past which the grader stops the kernel
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# The kernel's launcher: the memory limit first, then ipykernel as `python -m ipykernel_launcher` would run.
+_LAUNCH = """\
+import runpy, sys
+limit = int(sys.argv.pop(1))
+try:
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+except (ImportError, ValueError, OSError):  # no such limit on this system: the run goes on without it
+    pass
+sys.argv[0] = "ipykernel_launcher"
+runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+"""
 KERNEL_NAME = "nbkit-check"
 TIMEOUT_ENAME = "TimeoutError"
 
@@ -46,7 +67,7 @@ class RunResult:
     cells: list = dataclasses.field(default_factory=list)  # CellRun per code cell that ran
     seconds: float = 0.0
     stopped_at: int | None = None  # index of the cell the run stopped at (not run, or not finished)
-    stop_reason: str = ""  # "notebook timeout", "too many cells", "kernel died", "kernel stuck"
+    stop_reason: str = ""  # "notebook timeout", "too many cells", "kernel died", "kernel stuck", "too much output"
     copied: list = dataclasses.field(default_factory=list)  # data files copied beside the notebook
     not_copied: str = ""  # why data files were left out, if they were
 
@@ -65,12 +86,39 @@ def data_files(folder: Path) -> tuple[list, str]:
     return files, ""
 
 
-def _kernel_spec(folder: Path) -> Path:
+def _output_size(content) -> int:
+    try:
+        return len(json.dumps(content, default=str))
+    except (TypeError, ValueError):
+        return len(str(content))
+
+
+def _limited_client(NotebookClient, max_output_bytes):
+    """nbclient's client that keeps no output past ``max_output_bytes`` in all (``flooded`` then)."""
+
+    class LimitedClient(NotebookClient):
+        output_bytes = 0
+        flooded = False
+
+        def output(self, outs, msg, display_id, cell_index):
+            self.output_bytes += _output_size(msg.get("content", {}))
+            if self.output_bytes > max_output_bytes:
+                self.flooded = True
+                return None  # dropped: the grader stops the kernel here
+            return super().output(outs, msg, display_id, cell_index)
+
+    return LimitedClient
+
+
+def _kernel_spec(folder: Path, memory_bytes=MEMORY_BYTES) -> Path:
     """A kernelspec folder whose one kernel is this Python (the student's environment)."""
     spec = folder / KERNEL_NAME
     spec.mkdir(parents=True)
     spec.joinpath("kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-c", _LAUNCH, str(int(memory_bytes)), "-f", "{connection_file}"],
+        # As in the grader's kernel: one thread for the linear algebra (the time limit is measured so; many
+        # threads would also reserve address space the memory limit counts).
+        "env": dict(THREAD_ENV),
         "display_name": "Python 3 (nbkit check)",
         "language": "python",
     }))
@@ -85,7 +133,7 @@ def _error_of(cell) -> tuple | None:
 
 
 def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_timeout=NOTEBOOK_TIMEOUT,
-                 on_cell=None) -> RunResult:
+                 on_cell=None, memory_bytes=MEMORY_BYTES, max_output_bytes=MAX_OUTPUT_BYTES) -> RunResult:
     """Execute every code cell of ``notebook`` (a copy is made) in a fresh kernel.
 
     Parameters
@@ -100,6 +148,10 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
         Seconds all cells together may run.
     on_cell : callable, optional
         Called with (index of the cell about to run, number of cells), for progress.
+    memory_bytes : int
+        The kernel's address space (where the system can limit it).
+    max_output_bytes : int
+        Output of all cells together; the run stops after the cell that passes it.
 
     Returns
     -------
@@ -129,10 +181,10 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
         work.mkdir()
         for path in result.copied:
             shutil.copy2(path, work / path.name)
-        kernels = _kernel_spec(Path(scratch) / "kernels")
+        kernels = _kernel_spec(Path(scratch) / "kernels", memory_bytes)
         manager = AsyncKernelManager(kernel_name=KERNEL_NAME,
                                      kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
-        client = NotebookClient(notebook, km=manager, kernel_name=KERNEL_NAME, allow_errors=True,
+        client = _limited_client(NotebookClient, max_output_bytes)(notebook, km=manager, kernel_name=KERNEL_NAME, allow_errors=True,
                                 timeout_func=lambda cell: cell_timeout, interrupt_on_timeout=True,
                                 error_on_timeout={"ename": TIMEOUT_ENAME, "traceback": [],
                                                   "evalue": f"the cell ran longer than {cell_timeout:g} s"},
@@ -167,6 +219,9 @@ def run_notebook(notebook, folder: Path, cell_timeout=CELL_TIMEOUT, notebook_tim
                     timed_out = seconds >= cell_timeout
                     error = (TIMEOUT_ENAME, "") if timed_out else _error_of(cell)
                     result.cells.append(CellRun(index, seconds, error, timed_out))
+                    if client.flooded:
+                        result.stopped_at, result.stop_reason = index, "too much output"
+                        break
         except Exception as error:
             if started is None:  # the kernel did not start
                 raise RuntimeError(f"no Python kernel could start in this environment ({type(error).__name__}: "

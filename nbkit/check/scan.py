@@ -1,97 +1,94 @@
-"""What the grader's answer scan will flag: a ready-made naive Bayes in your code.
+"""The grader's rule on ready-made libraries, applied to your notebook before you submit it.
 
-A graded function must compute its result itself. The grader reads the
-cells a student writes (answer cells and added cells) and flags for review
-an answer that uses ``sklearn.naive_bayes`` or the course's reference
-library; this looks for the same imports, statically (nothing is run).
+The rule, in the notebooks' words, is :data:`nbkit.librule.RULE_TEXT`. This check is
+the grader's own code (:mod:`nbkit.librule`, which the grader imports): it reads the
+cells you write (answers and cells you added) statically, nothing is run, with the
+allow-list and each exercise's allow and forbid lists that the release notebook carries
+(``metadata["nbg"]``). A graded function with a finding here gets 0 points at grading,
+unless the instructor overrules it.
 """
 
 from __future__ import annotations
 
-import ast
+from nbkit.librule import LibraryRule, exercise_libraries, library_verdicts, split_cells
+from nbkit.librule.rule import DEFAULT_ALLOWED
 
-from .cells import cell_role, label
-from .findings import OK, WARNING, Finding
+from .cells import cell_checksum, cell_role, nbgrader_meta
+from .findings import OK, PROBLEM, WARNING, Finding
 
-# The ready-made naive Bayes implementations the grader's scan looks for.
-READY_MADE = ("sklearn.naive_bayes", "nbcore")
-
-
-def _is_ready_made(module: str) -> bool:
-    return any(module == name or module.startswith(name + ".") for name in READY_MADE)
+MAX_FINDINGS = 3  # findings listed per graded function (the first is usually the cause)
 
 
-def _parse(source: str):
+def _names(value) -> list | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
+def rule_of(notebook) -> tuple[LibraryRule, dict | None, list, str]:
+    """(rule, names each test cell looks up or None, graded functions, why the lists are incomplete or "")
+    from what the release notebook carries."""
+    nbg = notebook.metadata.get("nbg", {})
+    nbg = nbg if isinstance(nbg, dict) else {}
+    stamp = nbg.get("rule") if isinstance(nbg.get("rule"), dict) else {}
+    allowed, forbidden, answers = (_names(stamp.get(key)) for key in ("allowed", "forbidden", "answers"))
+    tests = stamp.get("tests")
+    if isinstance(tests, dict) and all(_names(v) is not None for v in tests.values()):
+        looked_up = {str(k): v for k, v in tests.items()}
+    else:
+        looked_up = None
+    missing = "" if None not in (allowed, forbidden, answers, looked_up) else (
+        "this notebook does not carry the course's lists (it is not the release notebook, or its metadata was "
+        "edited): checked with the default allow-list and the visible tests only")
     try:
-        return ast.parse(source)
-    except SyntaxError:
-        pass
-    try:  # IPython syntax (magics, !commands)
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        return ast.parse(TransformerManager().transform_cell(source))
-    except Exception:
-        return None
+        exercises = exercise_libraries(notebook, "the notebook")
+    except ValueError as error:
+        exercises, missing = {}, f"{error}: checked without the exercises' own lists"
+    rule = LibraryRule(tuple(allowed) if allowed is not None else DEFAULT_ALLOWED,
+                       tuple(forbidden or ()), exercises)
+    return rule, looked_up, answers or [], missing
 
 
-def _modules(node) -> list:
-    """Modules an import statement, or a literal ``__import__``/``import_module`` call, names."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        return [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-            and isinstance(node.args[0].value, str):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in ("__import__", "import_module"):
-            return [node.args[0].value]
-    return []
+def _checksum_matches(cell) -> bool:
+    try:
+        return cell_checksum(cell) == nbgrader_meta(cell).get("checksum")
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
-def _attribute_chain(node) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+def library_verdicts_of(notebook) -> tuple[list, str]:
+    """(the rule's verdicts as the grader computes them, why the lists are incomplete or "")."""
+    rule, looked_up, answers, missing = rule_of(notebook)
+    instructor, tests = {}, {}
+    for cell in notebook.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if cell.cell_type != "code" or not isinstance(grade_id, str):
+            continue
+        role = cell_role(cell)
+        if role == "test":  # the grader puts the released test back, edited or not
+            instructor[grade_id] = tests[grade_id] = cell.source
+        elif role == "given" and _checksum_matches(cell):
+            instructor[grade_id] = cell.source
+    cells = split_cells(notebook, instructor, tests, looked_up)
+    return library_verdicts(cells, answers, rule), missing
 
 
-def uses_of_ready_made(tree) -> list:
-    """``(function or None, module)`` for each place ``tree`` imports or reaches a ready-made naive Bayes."""
-    found = []
-
-    def visit(node, function):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            function = node.name
-        modules = [m for m in _modules(node) if _is_ready_made(m)]
-        chain = _attribute_chain(node) if isinstance(node, ast.Attribute) else None
-        if chain and _is_ready_made(chain) and not isinstance(getattr(node, "ctx", None), ast.Store):
-            modules.append(chain)
-        if modules:
-            found.append((function, min(modules, key=len)))
-            if isinstance(node, ast.Attribute):
-                return  # sklearn.naive_bayes.GaussianNB: one use, not two
-        for child in ast.iter_child_nodes(node):
-            visit(child, function)
-
-    visit(tree, None)
-    return list(dict.fromkeys(found))
-
-
-def check_ready_made(notebook) -> Finding:
-    """A warning for each cell a student writes that uses a ready-made naive Bayes."""
+def check_library_rule(notebook) -> Finding:
+    """PROBLEM for each graded function the grader would give 0 points under the library rule."""
+    verdicts, missing = library_verdicts_of(notebook)
     details = []
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code" or cell_role(cell) not in ("answer", None):
-            continue  # the given cells and the tests are the instructor's
-        tree = _parse(cell.source)
-        for function, module in uses_of_ready_made(tree) if tree is not None else []:
-            where = f"in {function}()" if function else "at the top of the cell"
-            details.append(f"{label(notebook, index)} uses {module} {where}")
-    if not details:
-        return Finding(OK, "own code", "no answer uses a ready-made naive Bayes.")
-    return Finding(WARNING, "own code", "your code uses a ready-made naive Bayes: the grader flags this for "
-                   "review, and an answer that calls one instead of computing earns no points.", details,
-                   advice="Compute the result in your function (with NumPy). If you compared your answer "
-                   "with scikit-learn, delete that comparison before you submit.")
+    for entry in verdicts:
+        found = entry["findings"]
+        more = f" (and {len(found) - MAX_FINDINGS} more)" if len(found) > MAX_FINDINGS else ""
+        what = "; ".join(f"{f['what']} in {f['cell']}" for f in found[:MAX_FINDINGS])
+        details.append(f"{entry['function']} gets 0 points on {', '.join(entry['tests'])}: it {what}{more}")
+    if details:
+        return Finding(PROBLEM, "library rule", f"{len(details)} graded function(s) break the notebook's rule on "
+                       "libraries and would get 0 points for their tests (the rule is in the notebook's "
+                       "introduction, under Libraries).", details,
+                       advice="Compute the result yourself with NumPy, SciPy, pandas or the standard library, "
+                       "without the library the exercise forbids; move comparisons with scikit-learn into a cell "
+                       "after the function's tests, and remove eval, exec, globals() and the like.")
+    if missing:
+        return Finding(WARNING, "library rule", f"no graded function breaks the rule, but {missing}.")
+    return Finding(OK, "library rule", "every graded function follows the notebook's rule on libraries.")

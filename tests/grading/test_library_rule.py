@@ -8,8 +8,6 @@ finding at all. Runtime: about 30 s on a loaded machine (every notebook is parse
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import nbformat
@@ -272,12 +270,10 @@ def _source_cells(notebook_):
 
 
 def _mutation_suite():
-    spec = importlib.util.spec_from_file_location("nbg_mutation_suite", ROOT / "tests" / "mutation" /
-                                                  "test_mutation_suite.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
+    """The mutation catalogue's tools (``submission``, ``plan``, ``solution_cells``, ``CASES``)."""
+    from tests.mutation import course_class
+
+    return course_class
 
 
 REAL = sorted((ROOT / "course" / "source").glob("*/*.ipynb"))

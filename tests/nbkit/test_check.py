@@ -24,7 +24,7 @@ from nbgrader.utils import compute_checksum
 from nbkit.check import CELL_TIMEOUT, NOTEBOOK_TIMEOUT, check_notebook
 from nbkit.check.cells import cell_checksum, load_manifest, read_notebook
 from nbkit.check.findings import OK, PROBLEM, SKIPPED, WARNING
-from nbkit.check.scan import uses_of_ready_made
+from nbkit.librule import DEFAULT_ALLOWED
 from tests.nbkit.check_manifest import build_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,6 +60,10 @@ def release_notebook():
     ]
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # As nbg release writes it (grading.release.stamp_library_rule): the rule's lists and what each test looks up.
+    notebook.metadata["nbg"] = {"libraries": {}, "rule": {
+        "allowed": list(DEFAULT_ALLOWED), "forbidden": [], "answers": ["add"],
+        "tests": {"test_add_visible": ["add"], "test_add_hidden": ["add"]}}}
     return notebook
 
 
@@ -102,7 +106,7 @@ def test_an_answered_notebook_will_grade_and_is_not_changed(tmp_path):
     report = check(path)
     assert report.will_grade and report.exit_code == 0, report.format()
     assert set(levels(report)) == {"readable", "file name", "grade cells", "test cells", "time", "runs",
-                                   "visible tests", "own code"}
+                                   "visible tests", "library rule"}
     assert only(report, "visible tests").message.startswith("all 1 pass")
     assert "this notebook will grade" in report.format()
     assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime
@@ -330,36 +334,19 @@ def test_the_data_files_beside_the_notebook_are_copied(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, "values.csv"]
 
 
-# --- ready-made naive Bayes ------------------------------------------------------------------
+# --- the library rule (the grader's own check; agreement with the grader: test_check_rule.py) ------------
 
-@pytest.mark.parametrize("source, expected", [
-    ("from sklearn.naive_bayes import GaussianNB", [(None, "sklearn.naive_bayes")]),
-    ("import sklearn.naive_bayes as nb", [(None, "sklearn.naive_bayes")]),
-    ("from sklearn import naive_bayes", [(None, "sklearn.naive_bayes")]),
-    ("def f(X):\n    import nbcore.gaussian\n    return 1", [("f", "nbcore.gaussian")]),
-    ("import sklearn\ndef f(X, y):\n    return sklearn.naive_bayes.GaussianNB().fit(X, y)",
-     [("f", "sklearn.naive_bayes.GaussianNB")]),
-    ("import importlib\ndef g():\n    return importlib.import_module('nbcore')", [("g", "nbcore")]),
-    ("m = __import__('sklearn.naive_bayes')", [(None, "sklearn.naive_bayes")]),
-    ("import numpy as np\nfrom sklearn.metrics import accuracy_score\nnbcore = 3", []),
-])
-def test_uses_of_a_ready_made_naive_bayes(source, expected):
-    import ast
-
-    assert uses_of_ready_made(ast.parse(source)) == expected
-
-
-def test_answers_and_added_cells_are_scanned_not_given_cells(tmp_path):
+def test_the_rule_is_checked_in_answers_and_added_cells_not_given_cells(tmp_path):
     notebook = answered()
     notebook.cells[2].source = ("from sklearn.naive_bayes import GaussianNB\n\n"
-                                "def add(a, b):\n    return a + b")
+                                "def add(a, b):\n    GaussianNB()\n    return a + b")
     notebook.cells.insert(2, _graded(new_code_cell("import sklearn.naive_bayes  # a given comparison"),
                                      "given_comparison", locked=True))
-    notebook.cells.append(new_code_cell("%time x = 1\nimport nbcore"))
-    finding = only(check(write(notebook, tmp_path), run=False), "own code")
-    assert finding.level == WARNING and "the grader flags this" in finding.message
-    assert finding.details == ["cell 4 of 8 (add) uses sklearn.naive_bayes at the top of the cell",
-                               "cell 8 of 8 ('%time x = 1') uses nbcore at the top of the cell"]
+    notebook.cells.append(new_code_cell("%time x = 1\nimport sklearn.naive_bayes"))  # exploring: fine
+    finding = only(check(write(notebook, tmp_path), run=False), "library rule")
+    assert finding.level == PROBLEM and "would get 0 points" in finding.message
+    assert len(finding.details) == 1 and finding.details[0].startswith("add gets 0 points on test_add_visible")
+    assert "sklearn.naive_bayes.GaussianNB, outside the allowed libraries" in finding.details[0]
 
 
 # --- the command line ------------------------------------------------------------------------

@@ -41,18 +41,23 @@ feedback and the report. Names are resolved by scope: a function's own
 from __future__ import annotations
 
 import ast
-import builtins
 import dataclasses
-import symtable
 
-from grading.autograde.scan.library import NotebookCode, library_findings
 from grading.autograde.scan.rule import RULE_TEXT, LibraryRule, library_rule
+from nbkit.librule.cells import (
+    _bound_names,
+    _names_used,
+    library_verdicts,
+    names_looked_up,
+    parse_cell,
+    split_cells,
+    top_names,
+)
 
 __all__ = ["RULE_TEXT", "Finding", "LibraryRule", "ScanResult", "library_reason", "library_rule",
            "parse_cell", "scan_notebook", "names_looked_up"]
 
 PROTECTED_MODULES = ("numpy", "builtins", "nbcore", "scipy", "sklearn")
-BUILTIN_NAMES = frozenset(dir(builtins)) - {"__name__", "__doc__", "_"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +77,7 @@ class ScanResult:
 
     findings: list = dataclasses.field(default_factory=list)
     flagged_tests: dict = dataclasses.field(default_factory=dict)  # test grade_id -> why
-    library: list = dataclasses.field(default_factory=list)  # see scan.library.library_findings
+    library: list = dataclasses.field(default_factory=list)  # see nbkit.librule.library.library_findings
 
     @property
     def zero_tests(self) -> dict:
@@ -106,29 +111,6 @@ def library_reason(entry) -> str:
     more = f" (and {len(entry['findings']) - 1} more)" if len(entry["findings"]) > 1 else ""
     return (f"library rule: {entry['function']} gets 0 points on {', '.join(entry['tests'])}: it {first['what']} "
             f"in {first['cell']}{more} (the instructor can overrule this: nbg overrule)")
-
-
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
-def _label(cell, index) -> str:
-    grade_id = _nbgrader(cell).get("grade_id")
-    return f"cell {index} ({grade_id})" if grade_id else f"cell {index}"
-
-
-def parse_cell(source: str):
-    """The AST of a cell (IPython magics transformed away), or None if it does not parse."""
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        pass
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        return ast.parse(TransformerManager().transform_cell(source))
-    except Exception:
-        return None  # the cell fails when it runs; nothing to scan
 
 
 def _dotted(node) -> str | None:
@@ -219,25 +201,6 @@ def _monkeypatches(tree, aliases):
     return found
 
 
-def _bound_names(node):
-    """Names a top-level statement binds, imports excepted (re-importing numpy is fine)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    targets = []
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-        targets = [node.target]
-    elif isinstance(node, (ast.For, ast.AsyncFor)):
-        targets = [node.target]
-    elif isinstance(node, (ast.With, ast.AsyncWith)):
-        targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-    names = []
-    for target in targets:
-        names += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-    return names
-
-
 def _always_equal_classes(tree):
     """Classes defining ``__eq__`` that returns a constant true value (or ``__ne__`` a false one)."""
     found = []
@@ -275,29 +238,6 @@ def _top_level_definitions(tree):
     return definitions
 
 
-def _names_used(node) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-
-
-
-
-def _top_names(tree) -> set:
-    """Names a cell binds at its top level, imports included."""
-    bound = set()
-    for node in tree.body:
-        bound.update(_bound_names(node))
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return bound
-
-
-def _free_names(tree) -> set:
-    """Names a cell reads without binding them itself (so it takes them from earlier cells)."""
-    return _names_used(tree) - _top_names(tree)
-
-
 def _instructor_cells(source_cells) -> dict:
     """grade_id -> source of the instructor's cells that students cannot change."""
     return {
@@ -305,31 +245,6 @@ def _instructor_cells(source_cells) -> dict:
         for cell in source_cells
         if cell.get("locked") or (cell.get("grade") and not cell.get("solution"))
     }
-
-
-def names_looked_up(source: str, bound_before=()) -> set:
-    """The names a test cell looks up in the student's kernel (:class:`StudentNamespace` of the
-    judge): read, at its top level or in its functions, without being bound by the cell itself
-    (or by an earlier test cell, whose names stay in the judge), builtins and dunder names excepted
-    (the judge takes those from its own builtins)."""
-    try:
-        table = symtable.symtable(source, "<test>", "exec")
-    except (SyntaxError, ValueError):
-        tree = parse_cell(source)
-        return set() if tree is None else _free_names(tree) - BUILTIN_NAMES - set(bound_before)
-    bound = {s.get_name() for s in table.get_symbols()
-             if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
-    stack = list(table.get_children())
-    while stack:
-        child = stack.pop()
-        stack.extend(child.get_children())
-        read |= {s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced()}
-        if child.get_type() == "class":  # a class body's unbound names are looked up globally too
-            read |= {s.get_name() for s in child.get_symbols()
-                     if s.is_referenced() and not (s.is_assigned() or s.is_imported() or s.is_local())}
-    return {name for name in read - bound - set(bound_before)
-            if name not in BUILTIN_NAMES and not name.startswith("__")}
 
 
 def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) -> ScanResult:
@@ -355,33 +270,15 @@ def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) ->
     instructor = _instructor_cells(source_cells)
     tests = {c["name"]: c["source"] for c in source_cells if c.get("grade") and not c.get("solution")
              and c.get("cell_type", "code") == "code"}  # nbgrader puts them back as they are in the source
+    cells = split_cells(notebook, instructor, tests)
     aliases = _Aliases()
-    test_cells, student_cells = [], []  # (index, grade_id, names looked up) / (index, label, tree)
-    setup_trees, solution_names, test_bound = [], set(), set()
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
-            continue
-        meta = _nbgrader(cell)
-        if meta.get("grade_id") in tests:
-            cell = {"source": tests[meta["grade_id"]]}
-        tree = parse_cell(cell["source"])
-        if meta.get("grade_id") in instructor and cell["source"] == instructor[meta["grade_id"]]:
-            if tree is None:
-                continue
-            aliases.record_imports(tree)
-            if meta.get("grade"):
-                test_cells.append((index, meta["grade_id"], names_looked_up(cell["source"], test_bound)))
-                test_bound |= _top_names(tree)
-            else:
-                setup_trees.append(tree)
-        elif tree is not None:
-            aliases.record_imports(tree)
-            student_cells.append((index, _label(cell, index), tree))
-            if meta.get("solution"):
-                solution_names |= _top_names(tree)
+    for _, tree, _ in cells.trees:
+        aliases.record_imports(tree)
+    test_cells, student_cells, setup_trees = cells.test_cells, cells.student_cells, cells.setup_trees
+    solution_names = cells.solution_names
     # What the tests look up in the kernel and the student must not replace, minus the answers
     # the student is asked to write.
-    answers = set().union(set(), *(_top_names(parse_cell(c["source"]) or ast.Module(body=[], type_ignores=[]))
+    answers = set().union(set(), *(top_names(parse_cell(c["source"]) or ast.Module(body=[], type_ignores=[]))
                                    for c in source_cells if c.get("solution")))
     looked_up = set().union(set(), *(names for _, _, names in test_cells))
     tools = looked_up - answers - solution_names
@@ -408,8 +305,7 @@ def scan_notebook(notebook, source_cells=(), rule: LibraryRule | None = None) ->
                             for name in _always_equal_classes(tree)]
     result.findings += _always_equal_answers(result.findings, definitions)
     _flag_tests(result, test_cells)
-    graded = answers | (solution_names & looked_up)
-    result.library = library_findings(NotebookCode(student_cells, setup_trees), graded, test_cells, rule)
+    result.library = library_verdicts(cells, answers, rule)
     return result
 
 

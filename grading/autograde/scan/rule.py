@@ -19,159 +19,26 @@ of its paths.
 
 from __future__ import annotations
 
-import builtins
-import dataclasses
-import functools
-import importlib
-import types
-
 from grading.core.errors import NbgError
-from grading.core.overrules import RULE_TEXT  # noqa: F401 (the notebooks' words, shared with the feedback)
-
-DEFAULT_ALLOWED = (
-    "numpy", "scipy", "pandas", "math", "cmath", "statistics", "collections", "itertools", "functools",
-    "operator", "re", "string", "unicodedata", "typing", "dataclasses", "fractions", "decimal", "heapq",
-    "bisect", "numbers", "warnings", "copy", "nbkit",
-    # printing a note (to stderr too) and the float's limits are not computing with a library
-    "sys.stdout", "sys.stderr", "sys.float_info", "sys.maxsize",
+from nbkit.librule import rule as _kit_rule
+from nbkit.librule.rule import (  # noqa: F401 (the rule itself lives in the student kit, shared with nbkit check)
+    DEFAULT_ALLOWED,
+    DYNAMIC_PATHS,
+    NOT_REBINDING,
+    RULE_TEXT,
+    LibraryRule,
+    is_dynamic_path,
+    is_under,
 )
-# Modules and paths that load or reach code the grader cannot read: findings whatever the allow-list says.
-DYNAMIC_PATHS = (
-    "importlib", "pickle", "_pickle", "cPickle", "marshal", "ctypes", "gc", "inspect", "pkgutil", "runpy",
-    "builtins", "__builtin__", "__main__", "sys.modules", "sys._getframe", "sys.settrace", "sys.setprofile",
-    "sys.meta_path", "sys.path_hooks", "sys._current_frames", "sys.addaudithook", "dill", "cloudpickle",
-    "joblib.load", "shelve", "code", "codeop", "zipimport", "types.FunctionType", "types.CodeType",
-    "types.ModuleType", "pandas.read_pickle", "pandas.io.pickle", "numpy.f2py", "numpy.ctypeslib",
-    "typing.get_type_hints", "typing.ForwardRef", "string.Formatter", "sklearn.utils.all_estimators",
-    "sklearn.utils.discovery", "sklearn.utils._testing",
-)
-# Of those, the ones that find an estimator but cannot rebind a name of the notebook.
-NOT_REBINDING = ("sklearn.utils.all_estimators", "sklearn.utils.discovery", "sklearn.utils._testing")
-# Builtins that run or look up code by a computed name (getattr and co only with a computed name).
-DYNAMIC_BUILTINS = frozenset({"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
-                              "getattr", "setattr", "delattr", "__build_class__"})
-# Attributes that reach a namespace, a frame or code objects.
-DYNAMIC_ATTRIBUTES = frozenset({
-    "__dict__", "__subclasses__", "__globals__", "__builtins__", "__code__", "__closure__", "__import__",
-    "__loader__", "__spec__", "__getattribute__", "__self__", "__func__", "__wrapped__", "__defaults__",
-    "__kwdefaults__", "__mro__", "__bases__", "__base__", "__reduce__", "__reduce_ex__",
-    "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
-    "func_globals", "user_ns", "user_global_ns", "__annotations__",
-})
-DANGEROUS_OBJECTS = tuple(getattr(builtins, name) for name in
-                          ("eval", "exec", "compile", "__import__", "globals", "vars", "locals", "getattr",
-                           "setattr", "delattr"))
-
-
-def is_under(path: str, prefixes) -> bool:
-    """``path`` is one of ``prefixes`` or inside one (``scipy.special.softmax`` is under ``scipy``)."""
-    return any(path == p or path.startswith(p + ".") for p in prefixes)
-
-
-def is_dynamic_path(path: str) -> bool:
-    return is_under(path, DYNAMIC_PATHS)
-
-
-@functools.lru_cache(maxsize=4096)
-def _resolve(path: str):
-    """(object, real name of the last module passed) that ``path`` names in the grading process, or None.
-    Only called for paths under an allowed module."""
-    parts = path.split(".")
-    try:
-        obj = importlib.import_module(parts[0])
-    except Exception:
-        return None
-    walked = [parts[0]]
-    for part in parts[1:]:
-        walked.append(part)
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            try:
-                obj = importlib.import_module(".".join(walked))
-            except Exception:
-                return None
-        except Exception:
-            return None
-        if isinstance(obj, types.ModuleType) and obj.__name__ != ".".join(walked):
-            return obj, obj.__name__
-    return obj, None
-
-
-def _objects(names) -> list:
-    found = []
-    for name in names:
-        resolved = _resolve(name)
-        if resolved is not None and not isinstance(resolved[0], (int, float, str, bool, type(None))):
-            found.append(resolved[0])
-    return found
-
-
-@dataclasses.dataclass(frozen=True)
-class LibraryRule:
-    """What each graded function of one notebook may use, and the instructor's overrules."""
-
-    allowed: tuple = DEFAULT_ALLOWED
-    forbidden: tuple = ()
-    exercises: dict = dataclasses.field(default_factory=dict)  # function -> {"allow": (...), "forbid": (...)}
-    overruled: dict = dataclasses.field(default_factory=dict)  # function -> the instructor's reason
-
-    def lists(self, function):
-        own = self.exercises.get(function, {})
-        return (tuple(self.allowed) + tuple(own.get("allow", ())),
-                tuple(self.forbidden) + tuple(own.get("forbid", ())))
-
-    def import_allowed(self, function, module: str) -> bool:
-        """``import a.b`` is fine when ``a.b`` is allowed or holds an allowed name (its uses are checked)."""
-        allowed, _ = self.lists(function)
-        return is_under(module, allowed) or any(a.startswith(module + ".") for a in allowed)
-
-    def why_not(self, function, path: str) -> tuple[str, str] | None:
-        """(kind, words) when ``function`` may not use the module or attribute ``path``, else None;
-        kind is "dynamic" (code the grader cannot read) or "library"."""
-        if is_dynamic_path(path):
-            return "dynamic", f"uses {path}, which loads or reaches code the grader cannot read"
-        allowed, forbidden = self.lists(function)
-        if is_under(path, forbidden):
-            return "library", f"uses {path}, which this exercise forbids"
-        if not is_under(path, allowed):
-            return "library", f"uses {path}, outside the allowed libraries"
-        resolved = _resolve(path)
-        if resolved is None:
-            return None
-        obj, real_module = resolved
-        if real_module is not None and not is_under(real_module, allowed):
-            return "library", f"uses {path}, which is the module {real_module}, outside the allowed libraries"
-        if real_module is not None and (is_dynamic_path(real_module) or is_under(real_module, forbidden)):
-            return "dynamic", f"uses {path}, which is the module {real_module}"
-        if any(obj is o for o in DANGEROUS_OBJECTS):
-            return "dynamic", f"uses {path}, which is the builtin {getattr(obj, '__name__', obj)}"
-        if forbidden and any(obj is o for o in _objects(forbidden)):
-            return "library", f"uses {path}, which this exercise forbids"
-        return None
 
 
 def exercise_libraries(notebook, where: str) -> dict:
-    """The ``metadata["nbg"]["libraries"]`` of a source notebook, checked:
-    ``{"<function>": {"allow": [names], "forbid": [names]}}``."""
-    raw = (notebook.get("metadata", {}).get("nbg", {}) or {}).get("libraries", {}) or {}
-    form = 'metadata["nbg"]["libraries"] must map a function name to {"allow": [...], "forbid": [...]}'
-    if not isinstance(raw, dict):
-        raise NbgError(f"{where}: {form}")
-    checked = {}
-    for function, lists in raw.items():
-        if not isinstance(lists, dict) or set(lists) - {"allow", "forbid"}:
-            raise NbgError(f"{where}: {form} (see {function!r})")
-        entry = {}
-        for key in ("allow", "forbid"):
-            names = lists.get(key, [])
-            if not isinstance(names, list) or not all(isinstance(n, str) and n and
-                                                      all(p.isidentifier() for p in n.split(".")) for n in names):
-                raise NbgError(f"{where}: {function!r} {key} must be a list of dotted names such as "
-                               f"'sklearn.metrics.confusion_matrix', got {names!r}")
-            entry[key] = tuple(names)
-        checked[str(function)] = entry
-    return checked
+    """The ``metadata["nbg"]["libraries"]`` of a source notebook, checked (see
+    :func:`nbkit.librule.rule.exercise_libraries`); a malformed entry is an :class:`NbgError`."""
+    try:
+        return _kit_rule.exercise_libraries(notebook, where)
+    except ValueError as error:
+        raise NbgError(str(error)) from None
 
 
 _EXERCISES = {}

@@ -12,10 +12,14 @@ function the scan reads, in the submitted source and before anything runs:
   reaches code the grader cannot read (``exec``, ``__import__`` of a computed name,
   ``getattr`` with a computed name, ``globals()``, ``__dict__``, ``sys.modules``,
   pickle, ``importlib``, estimator discovery...) is a finding;
-* every student cell: such a construct anywhere in it can rebind any name while the
-  notebook runs (``globals()["posterior"] = ...``), so it is a finding for every
-  graded function with a test cell after it; so is an import of a module that is
-  not installed (the student's own file, whose code is not read).
+* every student cell: a construct in it that can rebind a name while the notebook
+  runs (``globals()["posterior"] = ...``, ``exec`` or ``eval`` of code built at run
+  time, ``setattr`` on a module, ``sys.modules``, a namespace's ``__dict__``, pickle...)
+  is a finding for every graded function with a test cell after it; so is an import
+  of a module that is not installed (the student's own file, whose code is not read).
+  Reading is not: ``getattr(model, name)`` over a literal list of names, or an
+  attribute read by a computed name only to print, format or measure it
+  (``print(name, getattr(model, name))``), cannot rebind a graded name.
 
 Merely importing or using another library in a cell that only explores is no finding.
 """
@@ -23,16 +27,16 @@ Merely importing or using another library in a cell that only explores is no fin
 from __future__ import annotations
 
 import ast
-import copy
+from copy import copy as shallow_copy
 
-from grading.autograde.scan.rule import NOT_REBINDING, LibraryRule, is_dynamic_path, is_under
-from grading.autograde.scan.walk import BUILTIN_NAMES, _bound_in, uses
+from .rule import NOT_REBINDING, LibraryRule, installed_module, is_dynamic_path, is_under
+from .walk import BUILTIN_NAMES, _bound_in, uses
 
 
 def _installed(module: str) -> bool:
-    from grading.autograde.checks import _module_exists
-
-    return _module_exists(module.split(".")[0])
+    """The top-level module of ``module`` is in the standard library or installed (its code is not the
+    student's; a file in the current folder is not installed)."""
+    return installed_module(module.split(".")[0])
 
 
 def _global_writes(stmt) -> set:
@@ -44,7 +48,7 @@ def _only_alias(stmt, name):
     """An import statement reduced to the alias that binds ``name``."""
     if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return stmt
-    reduced = copy.copy(stmt)
+    reduced = shallow_copy(stmt)
     reduced.names = [a for a in stmt.names if (a.asname or a.name.split(".")[0]) == name] or stmt.names
     return reduced
 
@@ -111,7 +115,7 @@ class NotebookCode:
         for index, label, tree in self.student_cells:
             for stmt in tree.body:
                 used = self.uses(stmt)
-                words = [w for w, _ in used.dynamic]
+                words = [w for w, rebinding in used.dynamic if rebinding]  # reading cannot rebind
                 words += [f"`{p}`" for p in used.paths if is_dynamic_path(p) and not is_under(p, NOT_REBINDING)]
                 words += [f"`import {m}` (not an installed library: the grader does not read its code)"
                           for m in used.imports if not _installed(m)]

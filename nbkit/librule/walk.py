@@ -17,13 +17,16 @@ import builtins
 import dataclasses
 import re
 
-from grading.autograde.scan.rule import DYNAMIC_ATTRIBUTES, DYNAMIC_BUILTINS
+from .rule import DYNAMIC_ATTRIBUTES, DYNAMIC_BUILTINS
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 # IPython magics that cannot run or load code: %matplotlib inline, %time, ...
 SAFE_MAGICS = frozenset({"matplotlib", "precision", "pprint", "who", "whos", "config", "pwd",
                          "pdoc", "pinfo", "pinfo2", "psearch", "page", "xmode", "colors", "magic", "lsmagic",
                          "autoreload"})
+# Builtins that only read, print or measure their arguments: an attribute read into them cannot rebind a name.
+READ_ONLY_CALLS = frozenset({"print", "repr", "str", "len", "type", "isinstance", "format", "ascii", "id", "hash",
+                             "bool", "sorted", "list", "tuple", "callable", "hasattr"})
 CODE_MAGICS = frozenset({"time", "timeit", "capture"})  # they run the code they are given: it is read
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -41,6 +44,15 @@ class Uses:
 
 def _literal_str(node):
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _literal_strings(node):
+    """The strings of a literal list, tuple or set of strings, else None."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
+        values = [_literal_str(e) for e in node.elts]
+        if all(v is not None for v in values):
+            return tuple(values)
+    return None
 
 
 def _bound_in(body_nodes) -> tuple[set, dict, set]:
@@ -96,6 +108,8 @@ class _Walker:
         self.global_aliases = global_aliases  # top-level name -> set of module paths (any cell)
         self.shadowed = shadowed  # builtin names the notebook rebinds at the top level
         self.out = Uses()
+        self.literal_names = {}  # loop variable -> the literal strings it runs over (in the loop's body)
+        self.read_only = set()  # ids of nodes whose value is only read (printed, formatted, measured)
 
     # -- names -------------------------------------------------------------------------------
     def resolve(self, name, frames):
@@ -147,7 +161,40 @@ class _Walker:
         if node is not None:
             self.visit(node, frames)
 
+    def visit_For(self, node, frames):
+        """``for name in ['theta_', 'var_']: ... getattr(model, name)`` reads those literal names."""
+        values = _literal_strings(node.iter)
+        name = node.target.id if isinstance(node.target, ast.Name) else None
+        if values is None or name is None or name in _bound_in(node.body)[0]:
+            self.visit_many([node.target, node.iter, *node.body, *node.orelse], frames)
+            return
+        self.visit_many([node.target, node.iter], frames)
+        saved = dict(self.literal_names)
+        self.literal_names[name] = values
+        self.visit_many(node.body, frames)
+        self.literal_names = saved
+        self.visit_many(node.orelse, frames)
+
+    visit_AsyncFor = visit_For
+
+    def _new_scope(self, visit, *args):
+        """Visit a function's or comprehension's body without the enclosing loops' literal names."""
+        saved, self.literal_names = self.literal_names, {}
+        try:
+            visit(*args)
+        finally:
+            self.literal_names = saved
+
+    def visit_JoinedStr(self, node, frames):
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.read_only.add(id(value.value))
+        self.visit_many(node.values, frames)
+
     def visit_FunctionDef(self, node, frames):
+        self._new_scope(self._visit_function, node, frames)
+
+    def _visit_function(self, node, frames):
         args = node.args
         self.visit_many([*node.decorator_list, *args.defaults, *args.kw_defaults], frames)
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -161,6 +208,9 @@ class _Walker:
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node, frames):
+        self._new_scope(self._visit_lambda, node, frames)
+
+    def _visit_lambda(self, node, frames):
         self.visit_many([*node.args.defaults, *node.args.kw_defaults], frames)
         bound, aliases, _ = _bound_in([node.body])
         self.visit(node.body, [*frames, _Frame("function", bound | _arguments(node.args), aliases)])
@@ -171,6 +221,9 @@ class _Walker:
         self.visit_many(node.body, [*frames, _Frame("class", bound, aliases)])
 
     def _comprehension(self, node, elements, frames):
+        self._new_scope(self._visit_comprehension, node, elements, frames)
+
+    def _visit_comprehension(self, node, elements, frames):
         first, *rest = node.generators
         self.visit(first.iter, frames)
         targets = set()
@@ -230,7 +283,7 @@ class _Walker:
         chain.reverse()
         for attr in chain:
             if attr in DYNAMIC_ATTRIBUTES:
-                self.dynamic(f"`.{attr}`")
+                self.dynamic(f"`.{attr}`", rebinding=id(node) not in self.read_only)
         if isinstance(base, ast.Name):
             if self.is_builtin(base.id, frames) or base.id == "get_ipython":
                 self.visit_Name(base, frames)
@@ -242,6 +295,8 @@ class _Walker:
 
     def visit_Call(self, node, frames):
         func = node.func
+        if isinstance(func, ast.Name) and func.id in READ_ONLY_CALLS and self.is_builtin(func.id, frames):
+            self.read_only.update(id(arg) for arg in [*node.args, *(k.value for k in node.keywords)])
         for keyword in node.keywords:
             if keyword.arg == "allow_pickle" and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value):
                 self.dynamic("pickled objects loaded with `allow_pickle`")
@@ -305,8 +360,19 @@ class _Walker:
             return True
         if name in ("getattr", "setattr", "delattr"):
             attr = _literal_str(node.args[1]) if len(node.args) > 1 else None
+            # (each scope starts without its enclosing loops' names: a parameter of that name is not the loop's)
+            names = self.literal_names.get(node.args[1].id) \
+                if len(node.args) > 1 and isinstance(node.args[1], ast.Name) else None
+            if attr is None and names is not None:  # a loop over literal names: each is read as written
+                for each in names:
+                    self._dynamic_call(name, ast.Call(func=node.func, args=[first, ast.Constant(each),
+                                                                            *node.args[2:]], keywords=[]), frames)
+                return True
             if attr is None:
-                self.dynamic(f"`{name}` with a computed name")
+                # Reading an attribute to print or measure it cannot rebind a name; anything else may
+                # (getattr(f, name) may be f.__globals__).
+                self.dynamic(f"`{name}` with a computed name",
+                             rebinding=name != "getattr" or id(node) not in self.read_only)
             elif attr in DYNAMIC_ATTRIBUTES or not attr.isidentifier():
                 self.dynamic(f"`{name}(..., {attr!r})`")
             elif first is not None:
