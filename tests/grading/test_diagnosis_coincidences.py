@@ -27,6 +27,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from grading.core.mistakes import catalogue_path, judge_catalogue, load_cases
@@ -191,3 +192,85 @@ def test_without_the_probes_the_coincidences_were_misnamed(tmp_path):
             misnamed.append(kind)
     print(f"misnamed without probes: {misnamed}")
     assert len(misnamed) >= 3, misnamed
+
+
+def _all_probes():
+    for path in sorted((COURSE / "mistakes").glob("[0-9]*.py")):
+        for function, case in load_cases(path).items():
+            if case.get("probes"):
+                yield path.stem, function
+
+
+@pytest.mark.parametrize("assignment, function", list(_all_probes()))
+def test_every_probe_builds_and_tells_its_mistakes_apart_from_the_reference(assignment, function):
+    """A probe that does not build silently disables its function's diagnosis: each builds with the
+    notebook's given imports, the reference runs on it, and at least one mistake differs there."""
+    from grading.execution.diagnosis_runtime import _outcomes_agree, _probe_calls, _replay
+
+    catalogue = judge_catalogue(load_cases(catalogue_path(COURSE, assignment)), _source_notebook(assignment))
+    base = {"__builtins__": __builtins__}
+    for statement in catalogue["setup"]:
+        try:
+            exec(statement, base)
+        except Exception:
+            pass
+    entry = catalogue["functions"][function]
+    calls = _probe_calls(entry["probes"], base)
+    assert calls, f"{function}'s probes do not build: {entry['probes']}"
+    reference = _build(entry["reference"], function, base)
+    mistakes = {m: _build(item["source"], function, base) for m, item in entry["mistakes"].items()}
+    expected = [_replay(reference, call) for call in calls]
+    assert not any(e[0][0] == "raised" for e in expected if isinstance(e[0], tuple) and len(e[0]) == 2
+                   and isinstance(e[0][0], str)), expected
+    assert any(not _outcomes_agree(_replay(fn, call), right) for fn in mistakes.values()
+               for call, right in zip(calls, expected))
+
+
+SMALL = {
+    "setup": ["import numpy as np"],
+    "functions": {"double": {
+        "tests": ["test_double"],
+        "reference": "def double(x):\n    return 2 * np.asarray(x, dtype=float)\n",
+        "mistakes": {"squares": {"source": "def double(x):\n    return np.asarray(x, dtype=float) ** 2\n",
+                                 "explanation": "Squares."}},
+        "probes": ["np.array([3.0, -1.0])"],  # squares: [9, 1]; a third of the cube: [9, -1/3]
+    }},
+}
+
+
+def _small(tmp_path, catalogue, caller):
+    (tmp_path / CATALOGUE_FILE).write_text(json.dumps(catalogue))
+    recorder = Recorder(str(tmp_path))
+    x = [3.0]  # 3 ** 2 == 3 ** 3 / 3: one call cannot tell squaring from a third of the cube
+    snapshot = recorder.before("double", (x,), {})
+    recorder.after("double", snapshot, caller("double", [x], {}), (x,), {})
+    return Diagnoser(recorder, caller=caller)
+
+
+def test_a_probe_the_student_disagrees_on_drops_the_mistake(tmp_path):
+    def cubes(name, args, kwargs):  # agrees with squaring on [3], not on the probe [3, -1]
+        return np.asarray(args[0], dtype=float) ** 3 / 3
+
+    def squares(name, args, kwargs):
+        return np.asarray(args[0], dtype=float) ** 2
+
+    assert _small(tmp_path, SMALL, squares).diagnose("test_double")[0]["mistakes"][0]["id"] == "squares"
+    assert _small(tmp_path, SMALL, cubes).diagnose("test_double") == []
+    unprobed = copy.deepcopy(SMALL)
+    unprobed["functions"]["double"]["probes"] = []  # on the recorded call alone: the wrong words
+    assert _small(tmp_path, unprobed, cubes).diagnose("test_double")[0]["mistakes"][0]["id"] == "squares"
+
+
+def test_no_caller_or_a_probe_that_does_not_build_says_nothing(tmp_path):
+    def squares(name, args, kwargs):
+        return np.asarray(args[0], dtype=float) ** 2
+
+    diagnoser = _small(tmp_path, SMALL, squares)
+    diagnoser.caller = None
+    assert diagnoser.diagnose("test_double") == []
+    broken = copy.deepcopy(SMALL)
+    broken["functions"]["double"]["probes"] = ["np.array([1.0,"]
+    assert _small(tmp_path, broken, squares).diagnose("test_double") == []
+    unprobed = copy.deepcopy(SMALL)
+    unprobed["functions"]["double"]["probes"] = []
+    assert _small(tmp_path, unprobed, squares).diagnose("test_double")[0]["mistakes"][0]["id"] == "squares"
