@@ -293,7 +293,6 @@ class Diagnoser:
                     names.append(name)
         return names
 
-
     def _confirmed(self, function, names, mistakes, deadline) -> list:
         """The names whose mistakes agree with the student's function on every probe of the function."""
         probes = self._probes[function]
