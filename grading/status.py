@@ -8,6 +8,10 @@ status was not ``ok``: a timeout, a dead kernel, a flag...), and *await
 manual grading* (graded, with written answers still to grade in nbgrader's
 formgrader). Read only: nothing is graded or written.
 
+A notebook that needs attention is listed with its status and the reason the
+grading log (and the report) gives. An assignment of the gradebook with no
+folder in ``source/`` (a typo in ``nbgrader db assignment add``) is named.
+
 Exit code 0 when everything submitted is graded and fine, 1 when something
 is pending or needs attention.
 """
@@ -18,7 +22,7 @@ import dataclasses
 import json
 
 from grading.core import state
-from grading.core.records import Status
+from grading.core.records import Status, latest_records, read_grading_log
 
 
 @dataclasses.dataclass
@@ -39,6 +43,7 @@ def course_status(course) -> list:
 
     statuses = []
     db_exists = course.gradebook_exists()
+    logged = latest_records(read_grading_log(course.grading_log_path))
     for assignment in course.source_assignments():
         status = AssignmentStatus(assignment, submitted=course.submitted_students(assignment))
         for student in status.submitted:
@@ -48,7 +53,8 @@ def course_status(course) -> list:
                 continue
             status.graded.append(student)
             saved = json.loads(state.state_path(course, student, assignment).read_text())
-            problems = [f"{nb}: {s}" for nb, s in sorted(saved.get("statuses", {}).items()) if s != Status.OK]
+            problems = [_problem(logged.get((student, assignment, nb), {}), nb, s)
+                        for nb, s in sorted(saved.get("statuses", {}).items()) if s != Status.OK]
             if problems:
                 status.attention[student] = "; ".join(problems)
         if status.graded and db_exists:
@@ -61,3 +67,17 @@ def course_status(course) -> list:
                         status.pending.append(student)
         statuses.append(status)
     return statuses
+
+
+def _problem(record, notebook, status) -> str:
+    """``notebook: status``, with the reason the grading log gives for it (the report's words)."""
+    reason = record.get("reason") if record.get("status") == status else ""
+    return f"{notebook}: {status} ({reason})" if reason else f"{notebook}: {status}"
+
+
+def gradebook_assignments(course) -> list:
+    """The assignments in nbgrader's gradebook, sorted ([] without a gradebook)."""
+    if not course.gradebook_exists():
+        return []
+    with course.gradebook() as gradebook:
+        return sorted(assignment.name for assignment in gradebook.assignments)

@@ -840,3 +840,16 @@ _KEEPS = {
 }
 for _function, _keeps in _KEEPS.items():
     CASES[_function]["keeps"] = _keeps
+
+# Probes (issue 33): argument lists on which the judge calls the student's function to confirm a
+# diagnosis before naming it. The tests' first calls can be too few to tell a catalogued mistake from
+# another one (two hypotheses, two observed categories, the default level): these have three or more
+# hypotheses, every category observed and an explicit level.
+_PROBES = {
+    "ml_hypothesis": ["np.array([0.2, 0.5, 0.3])", "np.array([0.1, 0.2, 0.3, 0.4])"],
+    "dirichlet_posterior_mean": ["np.array([2.0, 1.0, 1.0]), 1.0",
+                                 "np.array([[3.0, 1.0, 1.0, 2.0], [1.0, 2.0, 1.0, 4.0]]), 0.5"],
+    "beta_credible_interval": ["3, 5, 2.0, 3.0, level=0.8", "np.array([1.0, 4.0]), np.array([6.0, 9.0]), 1.0, 1.0"],
+}
+for _function, _probes in _PROBES.items():
+    CASES[_function]["probes"] = _probes

@@ -743,3 +743,9 @@ CASES["mutual_information"]["keeps"] = {
     "dense_only": ["test_mutual_information_core", "test_mutual_information_edges"],
     "list_labels_not_converted": ["test_mutual_information_core", "test_mutual_information_edges"],
 }
+# Probes (issue 33): three classes of unequal sizes, on which the class entropy is neither log 2 nor 1
+# (the judge confirms a diagnosis on them before naming it).
+CASES["mutual_information"]["probes"] = [
+    "np.array([[1, 0, 2], [0, 1, 0], [3, 0, 0], [0, 2, 1], [1, 1, 0], [0, 0, 1]]), np.array([0, 1, 2, 0, 1, 1]), "
+    "np.array([0, 1, 2])",
+]

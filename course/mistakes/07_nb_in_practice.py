@@ -617,3 +617,8 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+# Probes (issue 33): moderate log-odds, where nothing overflows (the judge confirms a diagnosis on
+# them before naming it).
+CASES["fit_temperature"]["probes"] = [
+    "np.array([2.0, -1.0, 0.5, 3.0, -2.0, 1.5]), np.array([1, 0, 0, 1, 0, 0])",
+]

@@ -69,7 +69,7 @@ def what_next(result: DemoResult) -> list:
         f"          nbg --course {root} status   (who needs attention, and why)",
         "  a term of your own (README, \"Running a term\"), with this checkout's tools on PATH",
         "  (export PATH=\"$PWD/.venv/bin:$PATH\"), in a folder outside the repository:",
-        "          mkdir -p ~/teaching/ml101 && cp -r course/source course/nbgrader_config.py ~/teaching/ml101/",
+        "          mkdir -p ~/teaching/ml101 && cp -r course/source course/mistakes course/nbgrader_config.py ~/teaching/ml101/",
         "          cd ~/teaching/ml101 && nbgrader db assignment add 01_bayes_mle_map --duedate \"2026-10-01 23:59 UTC\"",
         "          nbg release       then put release_zips/*.zip on the LMS",
         "          nbg collect 01_bayes_mle_map ~/Downloads/submissions.zip && nbg autograde && nbg feedback",

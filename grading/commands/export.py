@@ -10,6 +10,7 @@ from grading.core.lock import warn_if_unfinished
 from grading.core.records import Status, needing_attention
 from grading.core.text import format_points
 from grading.export import class_grades, export_grades
+from grading.grades.read import not_in_source, not_in_source_notice
 from grading.lms import FORMATS, lms_rows, write_rows
 
 SCORED_ZERO = (Status.INVALID, Status.MISSING, Status.ERROR)
@@ -57,7 +58,10 @@ def run(args) -> int:
     grades_csv, cells_csv = export_grades(course, out_dir, grades=grades)
     print(f"grades (one row per student): {grades_csv}")
     print(f"per test cell:                {cells_csv}")
-    skipped = sorted(set(every.assignments) - set(grades.assignments))
+    unknown = not_in_source(course, every.assignments)
+    if unknown:  # an empty column (--all-assignments) or a silent gap: say why
+        print(f"WARNING {not_in_source_notice(unknown)}")
+    skipped = sorted(set(every.assignments) - set(grades.assignments) - set(unknown))
     if skipped:
         print(f"not written (nobody submitted yet; --all-assignments writes them): {', '.join(skipped)}")
     if lms != "csv":

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from grading.core.course import Course
 from grading.core.errors import NbgError
-from grading.status import course_status
+from grading.grades.read import not_in_source, not_in_source_notice
+from grading.status import course_status, gradebook_assignments
 
 
 def format_status(statuses) -> str:
@@ -36,4 +37,7 @@ def run(args) -> int:
         raise NbgError(f"no assignment in {course.source_root}: check --course")
     statuses = course_status(course)
     print(format_status(statuses))
-    return 1 if any(s.pending or s.attention for s in statuses) else 0
+    unknown = not_in_source(course, gradebook_assignments(course))
+    if unknown:
+        print(f"ATTENTION {not_in_source_notice(unknown)}")
+    return 1 if unknown or any(s.pending or s.attention for s in statuses) else 0

@@ -4,7 +4,9 @@ One file per assignment, beside ``source/`` (never inside it: nothing of it is
 released, and it never reaches the student's kernel). It defines ``ASSIGNMENT``
 and ``CASES``: for each graded function ``{"tests": [grade_id, ...],
 "correct": {style: source}, "mutants": {mistake_id: source},
-"explanations": {mistake_id: words for the student}}``. Every source is a full
+"explanations": {mistake_id: words for the student}}``, and optionally ``"probes": [arguments, ...]``:
+each the source of one call's argument list (``"np.array([0.2, 0.5, 0.3])"``, ``"3, 3, 1, 1, level=0.8"``),
+inputs that tell the mistakes apart, on which the judge confirms a diagnosis before naming it. Every source is a full
 replacement of the function's definition.
 
 The same file is the mutation suite's input (``tests/mutation/``: every mutant
@@ -107,6 +109,7 @@ def judge_catalogue(cases: dict, source_notebook=None) -> dict:
             "reference": next(iter(case["correct"].values())),
             "mistakes": {mistake: {"source": source, "explanation": explanations.get(mistake, "")}
                          for mistake, source in case.get("mutants", {}).items()},
+            "probes": [str(probe) for probe in case.get("probes", [])],
         }
     setup = _setup_source(source_notebook) if source_notebook is not None else []
     return {"setup": setup, "functions": functions}

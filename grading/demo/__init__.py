@@ -263,7 +263,9 @@ def run_demo(
     echo("[4/6] feedback")
     feedback = generate_feedback(course, list(assignments))
     echo("[5/6] export")
-    grades_csv, cells_csv = export_grades(course, out_dir / "exports")
+    # The course's own exports/, where `nbg export` and `nbg report` write: grades.csv, cells.csv and the
+    # report's mistakes.csv side by side.
+    grades_csv, cells_csv = export_grades(course, course.root / "exports")
     echo("[6/6] report")
     report = write_report(course, out_dir / "report.html")
 

@@ -11,6 +11,16 @@ call; results within :data:`RTOL`/:data:`ATOL`, arguments after the call exactly
 tests check them) and it differs from the reference on
 at least one call where the student's result differs from the reference too.
 
+Agreeing on the calls a cell made before its first failed check is thin evidence (often the
+worked example alone: two hypotheses, two categories, the default level), on which a mistake
+outside the catalogue can coincide with a catalogued one. So a mistake is named only once
+confirmed on its function's *probes* (``probes`` in the catalogue: argument lists the
+instructor chose to tell the mistakes apart from each other and from plausible neighbours:
+three or more hypotheses, classes and categories, unequal classes, a level given
+explicitly): the student's function is called on each through the bridge, as the tests call
+it, and a mistake that does not agree with it on every probe is dropped. When nothing is left,
+nothing is said. A function without probes is diagnosed on the recorded calls alone.
+
 Only trusted code runs: the mistakes, the reference and the notebook's given
 imports and helpers come from the catalogue; a name they do not define is
 another graded function's reference. Nothing is sent to the student's kernel.
@@ -212,11 +222,16 @@ def _replay(fn, call, deadline):
 
 
 class Diagnoser:
-    """Builds the catalogue's functions once per judge; names the mistakes a failed cell's calls fit."""
+    """Builds the catalogue's functions once per judge; names the mistakes a failed cell's calls fit.
 
-    def __init__(self, recorder: Recorder):
+    ``caller(name, args, kwargs)`` calls the student's function (the judge's bridge); without it a
+    function that has probes gets no diagnosis (nothing can confirm one)."""
+
+    def __init__(self, recorder: Recorder, caller=None):
         self.recorder = recorder
+        self.caller = caller
         self._built = None
+        self._probes = {}
 
     def _functions(self):
         if self._built is None:
@@ -247,6 +262,7 @@ class Diagnoser:
                         except Exception:
                             continue
                     built[function] = (references.get(function), mistakes)
+                    self._probes[function] = _probe_calls(entry.get("probes", []), base)
             self._built = built
         return self._built
 
@@ -272,6 +288,8 @@ class Diagnoser:
                     if reference is None:
                         continue
                     names = self._matching(reference, mistakes, calls, deadline)
+                    if names and function in self._probes:
+                        names = self._confirmed(function, names, mistakes, deadline)
                     if names:
                         found.append({"function": function, "mistakes": [
                             {"id": name, "explanation": entry["mistakes"][name]["explanation"]} for name in names]})
@@ -303,6 +321,46 @@ class Diagnoser:
                 if differs:
                     names.append(name)
         return names
+
+    def _confirmed(self, function, names, mistakes, deadline) -> list:
+        """The names whose mistakes agree with the student's function on every probe of the function."""
+        probes = self._probes[function]
+        if probes is None or (probes and self.caller is None):
+            return []  # a probe the judge could not build, or no way to call the student: no confirmation
+        for call in probes:
+            if time.monotonic() > deadline:
+                raise _OutOfTime
+            student = self._student_outcome(function, call)
+            if student is _UNKNOWN:
+                return []
+            names = [name for name in names if _outcomes_agree(_replay(mistakes[name], call), student)]
+            if not names:
+                break
+        return names
+
+    def _student_outcome(self, function, call):
+        """The student's function on a probe, compared as a recorded call is."""
+        args, kwargs = copy.deepcopy(call[0])
+        try:
+            value = self.caller(function, args, kwargs)
+        except Exception as error:
+            if hasattr(error, "args_after"):  # it changed its arguments in place (judge_runtime.InPlaceChange)
+                return (error.value, (list(error.args_after), dict(error.kwargs_after)))
+            raised = outcome_of_error(error)
+            return _UNKNOWN if raised is _UNKNOWN else (raised, None)
+        return (value, (list(args), dict(kwargs)))
+
+
+def _probe_calls(sources, base):
+    """A function's probes as recorded calls ``((args, kwargs), None)``; None when one does not build."""
+    calls = []
+    for source in sources:
+        try:
+            args, kwargs = eval(f"(lambda *a, **k: (list(a), k))({source})", dict(base))
+        except Exception:
+            return None
+        calls.append(((args, kwargs), None))
+    return calls
 
 
 class _OutOfTime(Exception):

@@ -392,7 +392,7 @@ def run_judge(reader, writer):
     channel = Channel(reader, writer)
     write_frame(writer, {"op": "ready"})
     namespace = StudentNamespace(channel)
-    diagnoser = Diagnoser(channel.recorder)
+    diagnoser = Diagnoser(channel.recorder, caller=channel.call)  # probes call the student's functions
     while True:
         message = read_frame(reader)
         if message is None or message.get("op") == "exit":

@@ -136,3 +136,18 @@ def read_class_grades(course) -> ClassGrades:
     cells.sort(key=lambda c: (c.student, c.assignment, c.notebook, c.grade_id))
     return ClassGrades(students, assignments, max_scores, submissions, cells)
 
+
+
+def not_in_source(course, assignments) -> list:
+    """The gradebook's assignments (of ``assignments``) that have no folder in ``source/``: a typo in
+    ``nbgrader db assignment add`` or an assignment removed from the course. Nothing can be
+    submitted to them, so they show as empty columns."""
+    known = set(course.source_assignments())
+    return sorted(a for a in assignments if a not in known)
+
+
+def not_in_source_notice(names) -> str:
+    """What ``nbg status``, ``nbg export`` and the report say of :func:`not_in_source`'s assignments."""
+    return (f"in the gradebook but not in source/: {', '.join(names)} (a typo in `nbgrader db assignment add`?); "
+            f"nothing can be submitted to {'it' if len(names) == 1 else 'them'}: remove with "
+            f"`nbgrader db assignment remove NAME`, or add its folder to source/")

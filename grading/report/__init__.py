@@ -33,7 +33,7 @@ from grading.core.lock import unfinished_run
 from grading.core.records import Status, latest_records, read_grading_log
 from grading.core.text import CSP_META, format_points
 from grading.grades.late import apply_late_policy, describe_policy
-from grading.grades.read import read_class_grades
+from grading.grades.read import not_in_source, not_in_source_notice, read_class_grades
 from grading.report.items import FLAG_BELOW, class_item_analysis
 from grading.report.library import library_section
 from grading.report.mistakes import class_mistakes, write_mistakes_csv
@@ -167,6 +167,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         slow={"header": SLOW_COLUMNS, "rows": slow_rows(current),
               "review": course.settings.review_factor},
         scores=_score_table(grades),
+        not_in_source=not_in_source_notice(unknown) if (unknown := not_in_source(course, grades.assignments)) else "",
         late={"policy": describe_policy(course), "header": LATE_COLUMNS, "rows": _late_rows(late)},
         similarity={"threshold": threshold, "pairs": pairs},
         library=library_section(course),
