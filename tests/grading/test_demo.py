@@ -347,3 +347,5 @@ def test_typical_mistakes_are_diagnosed_on_the_feedback_pages(demo):
     assert "The class's mistakes" in report and "Item analysis of the test cells" in report
     assert words[BAYES]["posterior"]["explanations"]["forgotten_prior"] in report
     assert (root / "exports" / "mistakes.csv").is_file()
+    # the three files an instructor opens together sit together (the course's own exports/)
+    assert demo.grades_csv.parent == demo.cells_csv.parent == root / "exports"
