@@ -333,7 +333,7 @@ class Diagnoser:
             student = self._student_outcome(function, call)
             if student is _UNKNOWN:
                 return []
-            names = [name for name in names if _outcomes_agree(_replay(mistakes[name], call), student)]
+            names = [name for name in names if _outcomes_agree(_replay(mistakes[name], call, deadline), student)]
             if not names:
                 break
         return names

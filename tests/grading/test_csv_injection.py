@@ -116,11 +116,11 @@ def test_lms_import_rows_neutralise_roster_fields(tmp_path):
 
 
 def test_mistakes_csv_neutralises_words(tmp_path):
-    rows = [{"assignment": "ps", "function": "=f", "failed": 2, "diagnosed": 1,
+    rows = [{"assignment": "ps", "function": "=f", "failed": 2, "diagnosed": 1, "not_attempted": 0,
              "mistakes": [("@word", 1, "-explained;=1+1")]}]
     path = write_mistakes_csv(rows, tmp_path / "exports" / "mistakes.csv")
     assert_file_inert(path)
-    assert read_cells(path)[1] == ["ps", "'=f", "2", "1", "'@word", "1", "'-explained;'=1+1"]
+    assert read_cells(path)[1] == ["ps", "'=f", "2", "1", "0", "'@word", "1", "'-explained;'=1+1"]
 
 
 class FakeCourse:

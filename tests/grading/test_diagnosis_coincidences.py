@@ -22,6 +22,8 @@ Runtime: ~5 s (the test cells of five functions, each a few times).
 
 from __future__ import annotations
 
+import time
+
 import copy
 import json
 from pathlib import Path
@@ -219,10 +221,11 @@ def test_every_probe_builds_and_tells_its_mistakes_apart_from_the_reference(assi
     assert calls, f"{function}'s probes do not build: {entry['probes']}"
     reference = _build(entry["reference"], function, base)
     mistakes = {m: _build(item["source"], function, base) for m, item in entry["mistakes"].items()}
-    expected = [_replay(reference, call) for call in calls]
+    deadline = time.monotonic() + 60  # the judge's replay takes a deadline; here nothing runs long
+    expected = [_replay(reference, call, deadline) for call in calls]
     assert not any(e[0][0] == "raised" for e in expected if isinstance(e[0], tuple) and len(e[0]) == 2
                    and isinstance(e[0][0], str)), expected
-    assert any(not _outcomes_agree(_replay(fn, call), right) for fn in mistakes.values()
+    assert any(not _outcomes_agree(_replay(fn, call, deadline), right) for fn in mistakes.values()
                for call, right in zip(calls, expected))
 
 
