@@ -31,10 +31,6 @@ import time
 import zipfile
 from pathlib import Path
 
-import nbformat
-
-from grading.autograde import autograde
-from grading.collect import collect
 from grading.core.course import Course
 from grading.core.errors import NbgError
 from grading.demo.students import (
@@ -43,12 +39,9 @@ from grading.demo.students import (
     DEMO_STUDENTS,
     student_notebook,
 )
-from grading.execution.sandbox.bubblewrap import sandbox_available
-from grading.export import export_grades
-from grading.feedback import generate_feedback
-from grading.grades.read import read_class_grades
-from grading.release import build_release
-from grading.report import write_report
+
+# The pipeline's steps (nbformat, nbgrader, the kernels' clients, matplotlib) are imported by the
+# functions that run them, so `nbg demo --help` reads DEFAULT_OUT without loading them (grading/cli.py).
 
 DEFAULT_OUT = "demo-output"
 DEMO_CELL_TIMEOUT = 40  # seconds; the slowest legitimate cell, 03's feature selection with a stub
@@ -165,6 +158,8 @@ def build_lms_zip(course, assignment, zip_path: Path, students=DEMO_STUDENTS) ->
 
     Entries get a fixed date, so the zip is byte-for-byte reproducible.
     """
+    import nbformat
+
     source_nbs = {p.stem: nbformat.read(p, as_version=4) for p in course.source_notebooks(assignment)}
     entries = []
     for notebook_id, source_nb in source_nbs.items():
@@ -232,6 +227,15 @@ def run_demo(
     -------
     DemoResult
     """
+
+    from grading.autograde import autograde
+    from grading.collect import collect
+    from grading.execution.sandbox.bubblewrap import sandbox_available
+    from grading.export import export_grades
+    from grading.feedback import generate_feedback
+    from grading.grades.read import read_class_grades
+    from grading.release import build_release
+    from grading.report import write_report
 
     start = time.monotonic()
     out_dir = _fresh_folder(Path(out_dir))
