@@ -336,7 +336,7 @@ def test_the_data_files_beside_the_notebook_are_copied(tmp_path):
     ("from sklearn.naive_bayes import GaussianNB", [(None, "sklearn.naive_bayes")]),
     ("import sklearn.naive_bayes as nb", [(None, "sklearn.naive_bayes")]),
     ("from sklearn import naive_bayes", [(None, "sklearn.naive_bayes")]),
-    ("def f(X):\n    import nbcore.gaussian\n    return 1", [("f", "nbcore.gaussian")]),
+    ("def f(X):\n    import nbcore.models.gaussian\n    return 1", [("f", "nbcore.models.gaussian")]),
     ("import sklearn\ndef f(X, y):\n    return sklearn.naive_bayes.GaussianNB().fit(X, y)",
      [("f", "sklearn.naive_bayes.GaussianNB")]),
     ("import importlib\ndef g():\n    return importlib.import_module('nbcore')", [("g", "nbcore")]),
