@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from grading.core.records import Status
@@ -96,7 +97,8 @@ def run(args) -> int:
     from grading.commands._progress import ProgressBar  # tqdm: only when the demo runs
     from grading.demo import run_demo
 
-    bar = ProgressBar()
+    # On a terminal a bar; in a log (make demo > log) a line every 5 notebooks, on stdout with the steps.
+    bar = ProgressBar(stream=sys.stdout, log_every=5)
     result = run_demo(args.out, workers=args.workers,
                       sandboxed=False if args.unsafe_no_sandbox else None, echo=print,
                       on_progress=bar)
