@@ -4,6 +4,9 @@ A subcommand's module is imported for its options; what its step needs (nbgrader
 clients, NumPy, matplotlib, ...) is imported when the step runs. The check is on ``sys.modules``
 of a fresh interpreter, not on a time: deterministic on a loaded machine
 (``bench/cli_startup.py`` measures the seconds).
+
+Runtime: about 35 s on 2 cores at load 16 (a fresh interpreter per command line; the probe that
+runs ``nbg validate`` imports nbgrader, 14 s of it).
 """
 
 from __future__ import annotations
