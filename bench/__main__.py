@@ -92,6 +92,10 @@ def run_section(name, args, echo=print) -> dict:
         if smoke:  # one tiny notebook stands in for the course: kernel start and nbclient only
             return course_run.run_smoke(echo=echo)
         return course_run.run(echo=echo)
+    if name == "startup":
+        from bench import cli_startup
+
+        return cli_startup.run(repeats=2 if smoke else 10, echo=echo)
     if name == "diagnosis":
         from bench import diagnosis_run
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import targets
 
-SECTIONS = ("nbcore", "grading", "course", "cluster", "diagnosis", "practice")
+SECTIONS = ("nbcore", "grading", "course", "cluster", "diagnosis", "practice", "startup")
 COMMAND = ".venv/bin/python -m bench"
 
 
@@ -352,6 +352,10 @@ def _targets_lines(results) -> list:
         rows += targets.nbcore_checks(results["nbcore"]["data"])
     if "grading" in results:
         rows += targets.grading_checks(results["grading"]["data"])
+    if "startup" in results:
+        from bench.cli_startup import checks
+
+        rows += checks(results["startup"]["data"])
     lines = ["## Targets", "", "Each target of the issue against this run's figures "
              "(nbcore at the largest size).", ""]
     lines += _table(["target", "measured", "met"], [(t, m, _met(ok)) for t, m, ok in rows])
@@ -388,6 +392,15 @@ def _practice_lines(section, figures: Path, out_dir: Path) -> list:
     return report_lines(section, PRACTICE_TITLE, COMMAND)
 
 
+STARTUP_TITLE = "## 7. nbg start-up: --help and usage errors"
+
+
+def _startup_lines(section, figures: Path, out_dir: Path) -> list:
+    from bench.cli_startup import report_lines
+
+    return report_lines(section, STARTUP_TITLE, COMMAND)
+
+
 def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path, start)).as_posix()
 
@@ -400,7 +413,7 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
     figures = figures.resolve()
     plots = {"nbcore": [(plot_scaling, "nbcore_scaling.png"), (plot_ratios, "nbcore_ratios.png")],
              "grading": [(plot_throughput, "grading_throughput.png")],
-             "course": [(plot_course, "course_execution.png")], "cluster": [], "diagnosis": [], "practice": []}
+             "course": [(plot_course, "course_execution.png")], "cluster": [], "diagnosis": [], "practice": [], "startup": []}
     for name, section in results.items():
         for plot, filename in plots[name]:
             plot(section["data"], figures / filename)
@@ -421,10 +434,10 @@ def write_report(results: dict, out: Path, figures: Path) -> Path:
     lines += [""] + _targets_lines(results) + METHOD.splitlines() + [""]
     renderers = {"nbcore": _nbcore_lines, "grading": _grading_lines, "course": _course_lines,
                  "cluster": _cluster_lines, "diagnosis": _diagnosis_lines,
-                 "practice": _practice_lines}
+                 "practice": _practice_lines, "startup": _startup_lines}
     titles = {"nbcore": "## 1. nbcore vs scikit-learn", "grading": "## 2. Autograding throughput",
               "course": "## 3. Course execution", "cluster": CLUSTER_TITLE, "diagnosis": DIAGNOSIS_TITLE,
-              "practice": PRACTICE_TITLE}
+              "practice": PRACTICE_TITLE, "startup": STARTUP_TITLE}
     for name in SECTIONS:
         if name in results:
             lines += renderers[name](results[name]["data"], figures, out_dir)

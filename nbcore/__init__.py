@@ -5,8 +5,8 @@ The functional core (``nbcore.estimation`` and the ``*_feature_log_prob`` /
 the estimator classes are built on it.
 """
 
-from nbcore.bernoulli import BernoulliNB, bernoulli_feature_log_prob, bernoulli_jll
-from nbcore.categorical import (
+from nbcore.models.bernoulli import BernoulliNB, bernoulli_feature_log_prob, bernoulli_jll
+from nbcore.models.categorical import (
     CategoricalNB,
     categorical_feature_log_prob,
     categorical_jll,
@@ -28,11 +28,11 @@ from nbcore.estimation import (
     posterior,
     unnormalized_posterior,
 )
-from nbcore.gaussian import GaussianNB, gaussian_jll, gaussian_mean_var
+from nbcore.models.gaussian import GaussianNB, gaussian_jll, gaussian_mean_var
 from nbcore.linear import SharedVarianceGaussianNB, linear_form
 from nbcore.logistic import LogisticRegression
-from nbcore.mixed import MixedNB
-from nbcore.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
+from nbcore.models.mixed import MixedNB
+from nbcore.models.multinomial import MultinomialNB, multinomial_feature_log_prob, multinomial_jll
 from nbcore.selection import mutual_information
 
 __all__ = [

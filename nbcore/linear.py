@@ -22,9 +22,9 @@ and the decision boundary is quadratic. Fit a shared variance with
 import numpy as np
 from sklearn import naive_bayes
 
-from nbcore.bernoulli import BernoulliNB
-from nbcore.gaussian import GaussianNB, gaussian_mean_var
-from nbcore.multinomial import MultinomialNB
+from nbcore.models.bernoulli import BernoulliNB
+from nbcore.models.gaussian import GaussianNB, gaussian_mean_var
+from nbcore.models.multinomial import MultinomialNB
 
 __all__ = [
     "multinomial_linear_form",
@@ -356,7 +356,7 @@ def pooled_variance(X, y, classes, ddof=0, sample_weight=None):
 class SharedVarianceGaussianNB(GaussianNB):
     """Gaussian naive Bayes whose classes share one variance per feature.
 
-    The same as :class:`nbcore.gaussian.GaussianNB` (same parameters,
+    The same as :class:`nbcore.models.gaussian.GaussianNB` (same parameters,
     ``partial_fit``, ``missing="skip"``), except that ``var_`` is the pooled
     within-class maximum likelihood variance (:func:`pooled_variance`) plus
     ``epsilon_``, identical in every row. The ``x**2 / var`` terms of the

@@ -160,3 +160,22 @@ def test_targets_read_the_ratios_at_the_largest_size():
         ("MultinomialNB.predict_proba: nbcore/scikit-learn <= 1.05", "1.20", False),
         ("MultinomialNB.predict_proba: nbcore <= 3x one pass over the input", "3.5x", False),
     ]
+
+
+def test_startup_target_is_the_slowest_nbg_median_and_the_references_do_not_count():
+    from bench import cli_startup
+
+    rows = [{"command": "nbg --help", "what": "help", "reference": False, "median_s": 0.2, "min_s": 0.1, "max_s": 0.3},
+            {"command": "nbg demo --help", "what": "help", "reference": False, "median_s": 0.4, "min_s": 0.3,
+             "max_s": 1.5},
+            {"command": "python -c 'import grading.autograde'", "what": "the autograde step's libraries",
+             "reference": True, "median_s": 3.0, "min_s": 2.0, "max_s": 4.0}]
+    section = {"repeats": 3, "target_s": 1.0, "rows": rows, "load_before": "1.0, 1.0, 1.0",
+               "load_after": "1.0, 1.0, 1.0"}
+    assert cli_startup.checks(section) == [
+        ("nbg --help and a usage error answer in under 1 s (median)", "0.40 s (nbg demo --help)", True)]
+    rows[1]["median_s"] = 1.2
+    assert cli_startup.checks(section)[0][1:] == ("1.20 s (nbg demo --help)", False)
+    lines = cli_startup.report_lines(section, "## 6. title", "python -m bench")
+    assert "| `nbg demo --help` | help | 1.20 s | 0.30 s | 1.50 s |" in lines
+    assert "| `python -c 'import grading.autograde'` | reference: the autograde step's libraries | 3.00 s | 2.00 s | 4.00 s |" in lines

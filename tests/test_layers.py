@@ -3,9 +3,12 @@
 ``grading`` is layered: commands over the demo, over the pipeline steps, over
 the services, over ``core``. A module imports only from its own top-level
 package or from a lower layer; the steps (and the services) never import each
-other. Code that runs inside a sandbox imports nothing of ``grading`` but its
-own kind. The student kit and the reference never import the grader, the kit
-never imports the reference, and no import cycle exists anywhere.
+other. ``nbcore`` (the reference) and ``nbkit`` (the student kit) are layered the
+same way (:data:`NBCORE_LAYERS`, :data:`NBKIT_LAYERS`). Code that runs inside a
+sandbox imports nothing of ``grading`` but its own kind. The student kit and the
+reference never import the grader, the kit never imports the reference, and no
+import cycle exists anywhere. No folder of the four packages holds more than 15
+modules.
 """
 
 from __future__ import annotations
@@ -28,11 +31,27 @@ LAYERS = [
     ["grading.grades", "grading.lms", "grading.execution"],
     ["grading.core"],
 ]
+# nbcore: the bridge to discriminative classifiers on the estimators (one package per event model),
+# on the functional core the notebooks teach, on what nbcore re-exports from the student kit.
+NBCORE_LAYERS = [
+    ["nbcore.linear", "nbcore.logistic"],
+    ["nbcore.models"],
+    ["nbcore.estimation", "nbcore.selection", "nbcore.practice", "nbcore._validation"],
+    ["nbcore.text", "nbcore.datasets", "nbcore.testing", "nbcore.plotting"],
+]
+# nbkit: `python -m nbkit` over the notebook check, over what the notebooks import, over the text helpers.
+NBKIT_LAYERS = [
+    ["nbkit.__main__"],
+    ["nbkit.check"],
+    ["nbkit.datasets", "nbkit.plotting", "nbkit.testing"],
+    ["nbkit.text"],
+]
+LAYERS_OF = {"grading": LAYERS, "nbcore": NBCORE_LAYERS, "nbkit": NBKIT_LAYERS}
 # Run inside the student's kernel or the judge's sandbox: stdlib, NumPy and each other only.
 RUNTIME = {"grading.execution.plain", "grading.execution.frames", "grading.execution.kernel_runtime",
            "grading.execution.judge_runtime", "grading.execution.judge_server", "grading.execution.process", "grading.execution.diagnosis_runtime"}
 MAX_LINES = 500
-MAX_MODULES_PER_FOLDER = 15  # grading/ and bench/: folders say what belongs together
+MAX_MODULES_PER_FOLDER = 15  # every package's folders: folders say what belongs together
 
 
 def module_name(path: Path) -> str:
@@ -77,24 +96,26 @@ def graph() -> dict:
     return {module_name(path): imports_of(path, known) for path in files}
 
 
-def layer_of(module: str):
-    for index, layer in enumerate(LAYERS):
+def layer_of(module: str, layers=LAYERS):
+    for index, layer in enumerate(layers):
         for entry in layer:
             if module == entry or module.startswith(entry + "."):
                 return index, entry
     return None, None
 
 
-def layer_violations(graph: dict) -> list:
+def layer_violations(graph: dict, package="grading") -> list:
+    """The imports within ``package`` that go up or sideways in :data:`LAYERS_OF` ``[package]``."""
+    layers = LAYERS_OF[package]
     bad = []
     for importer, targets in graph.items():
-        if not importer.startswith("grading.") or importer == "grading.__main__":
-            continue  # the package's own __init__ only re-exports Course lazily
-        low, own = layer_of(importer)
+        if not importer.startswith(package + ".") or importer == "grading.__main__":
+            continue  # the package's own __init__ re-exports (grading's: Course, lazily)
+        low, own = layer_of(importer, layers)
         for target in targets:
-            if not target.startswith("grading.") or target == "grading":
+            if not target.startswith(package + "."):
                 continue
-            high, theirs = layer_of(target)
+            high, theirs = layer_of(target, layers)
             if own is None or theirs is None:
                 bad.append(f"{importer} -> {target}: a module outside the layers (add it to LAYERS)")
             elif own != theirs and high <= low:
@@ -102,14 +123,27 @@ def layer_violations(graph: dict) -> list:
     return bad
 
 
-def test_layers_import_only_downwards(graph):
-    assert layer_violations(graph) == []
+@pytest.mark.parametrize("package", sorted(LAYERS_OF))
+def test_layers_import_only_downwards(graph, package):
+    assert layer_violations(graph, package) == []
 
 
 def test_the_layer_check_catches_a_planted_violation(graph):
     planted = {**graph, "grading.core.text": graph.get("grading.core.text", set()) | {"grading.autograde"},
                "grading.export": graph.get("grading.export", set()) | {"grading.report"}}
     assert len(layer_violations(planted)) == len(layer_violations(graph)) + 2
+
+
+def test_the_layer_check_of_the_reference_and_the_kit_catches_planted_violations(graph):
+    planted = {**graph,
+               "nbcore.estimation": graph["nbcore.estimation"] | {"nbcore.models.gaussian"},  # the core on a model
+               "nbcore.models.gaussian": graph["nbcore.models.gaussian"] | {"nbcore.linear"},  # a model on the bridge
+               "nbcore.linear": graph["nbcore.linear"] | {"nbcore.logistic"},  # siblings
+               "nbkit.text": graph["nbkit.text"] | {"nbkit.check.run"}}
+    assert len(layer_violations(planted, "nbcore")) == len(layer_violations(graph, "nbcore")) + 3
+    assert len(layer_violations(planted, "nbkit")) == len(layer_violations(graph, "nbkit")) + 1
+    unplaced = {**graph, "nbcore.linear": graph["nbcore.linear"] | {"nbcore.newmodule"}}
+    assert any("outside the layers" in v for v in layer_violations(unplaced, "nbcore"))
 
 
 def test_sandbox_runtime_imports_only_its_own_kind(graph):
@@ -169,7 +203,16 @@ def test_modules_and_folders_stay_small():
     long = {str(path.relative_to(ROOT)): n for path in source_files()
             if (n := len(path.read_text().splitlines())) > MAX_LINES}
     assert long == {}
-    crowded = {str(folder.relative_to(ROOT)): n for package in ("grading", "bench") for folder in [ROOT / package,
-               *(p for p in (ROOT / package).rglob("*") if p.is_dir() and p.name != "__pycache__")]
-               if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER}
-    assert crowded == {}
+    assert crowded_folders() == {}
+
+
+def crowded_folders(packages=PACKAGES) -> dict:
+    """{folder: number of modules} of the folders of ``packages`` with more than the limit."""
+    return {str(folder.relative_to(ROOT)): n for package in packages for folder in [ROOT / package,
+            *(p for p in (ROOT / package).rglob("*") if p.is_dir() and p.name != "__pycache__")]
+            if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER}
+
+
+def test_the_folder_rule_covers_every_package():
+    assert set(PACKAGES) >= {"grading", "bench", "nbcore", "nbkit"}
+    assert {p for p in PACKAGES if (ROOT / p).is_dir()} == set(PACKAGES), "a package was renamed: update PACKAGES"

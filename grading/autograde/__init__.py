@@ -180,25 +180,49 @@ def autograde(
         try:
             if jobs:
                 preparer.secret = course_secret(course)
-                preparer.budgets = recorder.budgets = _measure_honest_times(
-                    Budgets(course, limits, sandbox.name), jobs, preparer, runner, Path(scratch_root))
-            for job in jobs:
-                try:
-                    for notebook_id, task in preparer.prepare(job, Path(scratch_root)):
-                        if task is not None:
-                            runner.submit((job, notebook_id), task)
-                except Exception as error:  # one broken submission never stops the others
-                    summary.records.extend(recorder.fail_job(job, f"the grader could not prepare it: {describe_error(error)}"))
-            for job in [j for j in jobs if j.is_complete() and not j.failed]:
-                summary.records.extend(recorder.finish_safely(job))
-                advance(len(job.notebook_ids))
-            for (job, notebook_id), result in runner.results():
-                if job.failed:
+                preparer.budgets = recorder.budgets = Budgets(course, limits, sandbox.name)
+            # The honest runs go first into the pool; a submission is prepared and queued as soon as
+            # its notebooks' honest times are known (its budget needs them), so one notebook's
+            # submissions run while another's honest runs still do.
+            timing = _submit_honest_runs(preparer.budgets, jobs, preparer, runner, Path(scratch_root)) if jobs else {}
+            if timing:
+                advance(0, f"timing the honest runs of {len(timing)} notebook(s) first")
+            queued = set()  # ids of the jobs prepared and queued
+
+            def queue_ready():
+                for job in [j for j in jobs if id(j) not in queued
+                            and not any((j.assignment, n) in timing for n in j.notebook_ids)]:
+                    queued.add(id(job))
+                    try:
+                        for notebook_id, task in preparer.prepare(job, Path(scratch_root)):
+                            if task is not None:
+                                runner.submit((job, notebook_id), task)
+                    except Exception as error:  # one broken submission never stops the others
+                        summary.records.extend(recorder.fail_job(job, f"the grader could not prepare it: {describe_error(error)}"))
+                    if job.is_complete() and not job.failed:  # nothing to run (e.g. every notebook missing)
+                        summary.records.extend(recorder.finish_safely(job))
+                        advance(len(job.notebook_ids))
+
+            queue_ready()
+            while True:
+                for key, result in runner.results():
+                    if key[0] == HONEST:
+                        if _store_honest_run(preparer.budgets, timing, key, result):
+                            queue_ready()
+                        continue
+                    job, notebook_id = key
+                    if job.failed:
+                        continue
+                    job.results[notebook_id] = result
+                    advance(1, f"{job.student}/{notebook_id}")
+                    if job.is_complete():
+                        summary.records.extend(recorder.finish_safely(job))
+                if runner.has_work():  # queued after an honest run that was run again alone at the end
                     continue
-                job.results[notebook_id] = result
-                advance(1, f"{job.student}/{notebook_id}")
-                if job.is_complete():
-                    summary.records.extend(recorder.finish_safely(job))
+                if len(queued) == len(jobs):
+                    break
+                timing.clear()  # cannot happen (every honest run yields a result); never leave one ungraded
+                queue_ready()
             if jobs:  # a changed due date or extension also reaches the unchanged submissions
                 apply_late_policy(course, assignments={job.assignment for job in jobs})
         finally:
@@ -207,21 +231,37 @@ def autograde(
     return summary
 
 
-def _measure_honest_times(budgets, jobs, preparer, runner, scratch_root) -> Budgets:
-    """Time the source notebooks not timed yet for these limits (run like submissions, before them)."""
+HONEST = "honest"  # the first item of an honest run's key in the runner
+
+
+def _submit_honest_runs(budgets, jobs, preparer, runner, scratch_root) -> dict:
+    """Queue the honest runs of the notebooks not timed yet for these limits, ahead of any submission.
+
+    Returns {(assignment, notebook): {"kinds": set of the kinds queued, "results": {}}}: the notebooks
+    whose submissions wait for their honest times."""
     pairs = {(job.assignment, notebook_id) for job in jobs for notebook_id in job.notebook_ids}
-    results = {}
+    timing = {}
     for assignment, notebook_id in budgets.missing(pairs):
         try:
             tasks = budgets.measuring_tasks(assignment, notebook_id, scratch_root, preparer.base_task(assignment))
         except Exception as error:  # no budget then: the notebook limit alone
             budgets.failed[(assignment, notebook_id)] = describe_error(error)
             continue
-        results[(assignment, notebook_id)] = {}
+        timing[(assignment, notebook_id)] = {"kinds": set(tasks), "results": {}}
         for kind, task in tasks.items():
-            runner.submit(("honest", assignment, notebook_id, kind), task)
-    for (_, assignment, notebook_id, kind), result in runner.results():
-        results[(assignment, notebook_id)][kind] = result
-    for (assignment, notebook_id), measured in sorted(results.items()):
-        budgets.store(assignment, notebook_id, measured)
-    return budgets
+            runner.submit((HONEST, assignment, notebook_id, kind), task)
+    return timing
+
+
+def _store_honest_run(budgets, timing, key, result) -> bool:
+    """Keep one honest run's result; True when it was its notebook's last (its budget is known now)."""
+    _, assignment, notebook_id, kind = key
+    waiting = timing.get((assignment, notebook_id))
+    if waiting is None:
+        return False
+    waiting["results"][kind] = result
+    if set(waiting["results"]) != waiting["kinds"]:
+        return False
+    budgets.store(assignment, notebook_id, waiting["results"])
+    del timing[(assignment, notebook_id)]
+    return True

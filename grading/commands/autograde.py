@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+from typing import TYPE_CHECKING
 
-from grading.autograde import AutogradeSummary, autograde
-from grading.commands._progress import ProgressBar
 from grading.core import state
 from grading.core.course import Course
 from grading.core.settings import settings_help
 from grading.core.text import text_table
 from grading.status import course_status
+
+if TYPE_CHECKING:
+    from grading.autograde import AutogradeSummary
 
 
 def still_needing_attention(course, summary, assignments, students) -> list:
@@ -76,6 +78,11 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    # Imported here, not above: they load nbgrader and the kernels' clients, which `nbg autograde --help`
+    # and a usage error do not need (see grading/cli.py).
+    from grading.autograde import autograde
+    from grading.commands._progress import ProgressBar
+
     if not args.verbose:
         # nbgrader warns for every restored cell of every submission; the summary
         # table says what matters.

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from grading.commands._progress import ProgressBar
+import sys
+from typing import TYPE_CHECKING
+
 from grading.core.records import Status
 from grading.core.text import format_points
-from grading.demo import DEFAULT_OUT, DemoResult, run_demo
+from grading.demo import DEFAULT_OUT
 from grading.demo.students import DEMO_STUDENTS
+
+if TYPE_CHECKING:
+    from grading.demo import DemoResult
 
 
 def format_score_table(result: DemoResult) -> str:
@@ -89,7 +94,11 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg demo``; returns the exit code (0: the demo ran)."""
-    bar = ProgressBar()
+    from grading.commands._progress import ProgressBar  # tqdm: only when the demo runs
+    from grading.demo import run_demo
+
+    # On a terminal a bar; in a log (make demo > log) a line every 5 notebooks, on stdout with the steps.
+    bar = ProgressBar(stream=sys.stdout, log_every=5)
     result = run_demo(args.out, workers=args.workers,
                       sandboxed=False if args.unsafe_no_sandbox else None, echo=print,
                       on_progress=bar)

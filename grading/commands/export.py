@@ -9,8 +9,6 @@ from grading.core.errors import NbgError
 from grading.core.lock import warn_if_unfinished
 from grading.core.records import Status, needing_attention
 from grading.core.text import format_points
-from grading.export import class_grades, export_grades
-from grading.grades.read import not_in_source, not_in_source_notice
 from grading.lms import FORMATS, lms_rows, write_rows
 
 SCORED_ZERO = (Status.INVALID, Status.MISSING, Status.ERROR)
@@ -39,6 +37,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg export``; returns the exit code (1: a submission exported needs attention)."""
+    from grading.export import class_grades, export_grades  # nbgrader's gradebook: only when it runs
+    from grading.grades.read import not_in_source, not_in_source_notice
+
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "export")  # nbgrader commits cell by cell: a run under way shows half
     out_dir = Path(args.out) if args.out else course.root / "exports"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 from grading.core.course import Course
-from grading.feedback import generate_feedback
 
 
 def add_arguments(parser) -> None:
@@ -20,6 +19,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg feedback``; returns the exit code."""
+    from grading.feedback import generate_feedback  # nbconvert: only when it runs
+
     course = Course(args.course, db_url=args.db)
     try:
         written = generate_feedback(course, args.assignments or None, args.students)

@@ -8,7 +8,6 @@ feedback and the report say the finding was overruled, and why).
 
 from __future__ import annotations
 
-from grading.autograde.scan.rule import graded_functions
 from grading.core import overrules, state
 from grading.core.course import Course
 from grading.core.errors import NbgError
@@ -29,6 +28,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from grading.autograde.scan.rule import graded_functions  # loads grading.autograde (nbgrader): only here
+
     course = Course(args.course, db_url=args.db)
     student = args.students[0]
     known = graded_functions(course, args.assignment)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from grading.core.course import Course
-from grading.release import HANDOUT_DIRNAME, build_release, handout_zip_path
 
 
 def add_arguments(parser):
@@ -11,6 +10,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from grading.release import HANDOUT_DIRNAME, build_release, handout_zip_path  # nbgrader: only when it runs
+
     course = Course(args.course, db_url=args.db)
     for zip_path in build_release(course, args.assignments or None):
         assignment = zip_path.stem

@@ -7,7 +7,6 @@ from pathlib import Path
 from grading.core.course import Course
 from grading.core.lock import warn_if_unfinished
 from grading.core.records import needing_attention
-from grading.report import write_report
 
 
 def add_arguments(parser) -> None:
@@ -21,6 +20,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     """Entry point of ``nbg report``; returns the exit code (1: a notebook needs attention)."""
+    from grading.report import write_report  # numpy, matplotlib, the gradebook: only when it runs
+
     course = Course(args.course, db_url=args.db)
     warn_if_unfinished(course, "report")  # the page carries the same warning (write_report)
     out_path = Path(args.out) if args.out else course.root / "report.html"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from grading.core.course import Course
 from grading.core.errors import NbgError
-from grading.validate import RELEASE, SOURCE, validate
+
+# grading.validate's SOURCE and RELEASE, written out: importing it loads nbgrader and the kernels'
+# clients, which `nbg validate --help` does not need (tests/test_cli_startup.py checks they agree).
+EXPECT_CHOICES = ("source", "release")
 
 
 def add_arguments(parser):
@@ -12,11 +15,13 @@ def add_arguments(parser):
                         help="notebooks or folders (default: the course's source/ and release/)")
     parser.add_argument("--timeout", type=float, default=120, dest="cell_timeout", help="seconds per cell")
     parser.add_argument("-j", "--workers", type=int, default=1, help="notebooks executed at once")
-    parser.add_argument("--expect", choices=[SOURCE, RELEASE], default=None,
+    parser.add_argument("--expect", choices=list(EXPECT_CHOICES), default=None,
                         help="judge every notebook as source or release (default: detect)")
 
 
 def run(args) -> int:
+    from grading.validate import validate
+
     paths = args.paths
     if not paths:
         course = Course(args.course, db_url=args.db)

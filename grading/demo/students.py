@@ -19,8 +19,6 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
-import nbformat
-
 from grading.core.errors import NbgError
 
 BAYES = "01_bayes_mle_map"
@@ -274,6 +272,8 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
         When a cell the student edits is not in the notebook (the assignment
         was renamed or restructured: update :data:`DEMO_STUDENTS`).
     """
+    import nbformat  # here: `nbg demo --help` imports this module for DEMO_STUDENTS
+
     notebook = nbformat.from_dict(release_nb)
     notebook = nbformat.reads(nbformat.writes(notebook), as_version=4)  # a deep copy
     if student.blank:

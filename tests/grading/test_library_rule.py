@@ -8,11 +8,11 @@ finding at all. Runtime: about 30 s on a loaded machine (every notebook is parse
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
 
 from grading.autograde.checks import moved_cells, restore_order, source_order
 from grading.autograde.scan import LibraryRule, library_rule, names_looked_up, scan_notebook
@@ -22,6 +22,9 @@ from grading.core import overrules
 from grading.core.errors import NbgError
 from grading.feedback import library_notice
 from grading.report.library import library_section
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "adversarial"))
+from adversarial_fixtures import scan_notebook_fixture  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,25 +40,8 @@ ALL = set(TESTS)
 ADD_TESTS = {"test_add", "test_add_hidden"}
 
 
-def _meta(grade_id, **flags):
-    return {"nbgrader": {"grade_id": grade_id, "schema_version": 3, "grade": False, "solution": False,
-                         "locked": False, **flags}}
-
-
 def notebook(posterior=POSTERIOR, add=ADD, extra=None, end=None):
-    cells = [
-        new_code_cell(SETUP, metadata=_meta("setup", locked=True)),
-        new_code_cell(posterior, metadata=_meta("posterior_solution", solution=True)),
-        new_code_cell(TESTS["test_posterior"], metadata=_meta("test_posterior", grade=True, locked=True)),
-        new_code_cell(add, metadata=_meta("add_solution", solution=True)),
-        new_code_cell(TESTS["test_add"], metadata=_meta("test_add", grade=True, locked=True)),
-        new_code_cell(TESTS["test_add_hidden"], metadata=_meta("test_add_hidden", grade=True, locked=True)),
-    ]
-    if extra is not None:
-        cells.insert(1, new_code_cell(extra))
-    if end is not None:
-        cells.append(new_code_cell(end))
-    return new_notebook(cells=cells)
+    return scan_notebook_fixture(TESTS, posterior, add, setup=SETUP, extra=extra, end=end)
 
 
 SOURCE_CELLS = [

@@ -58,7 +58,7 @@ EXPECTED_FAILURES = {
     "test_gnb_check_update_with_no_data": (
         AttributeError,
         "calls scikit-learn's private GaussianNB._update_mean_variance; nbcore "
-        "keeps exact sufficient statistics instead (nbcore.gaussian._merge).",
+        "keeps exact sufficient statistics instead (nbcore.models.gaussian._merge).",
     ),
     "test_alpha_vector": (
         AttributeError,

@@ -4,7 +4,7 @@ two-pass fallback against per-class ``np.var`` (pairwise summation)."""
 import numpy as np
 import pytest
 
-import nbcore.gaussian as gaussian
+import nbcore.models.gaussian as gaussian
 from nbcore import GaussianNB, gaussian_mean_var
 
 

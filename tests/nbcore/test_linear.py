@@ -13,9 +13,9 @@ from sklearn import naive_bayes as sk
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from nbcore.bernoulli import BernoulliNB
-from nbcore.categorical import CategoricalNB
-from nbcore.gaussian import GaussianNB
+from nbcore.models.bernoulli import BernoulliNB
+from nbcore.models.categorical import CategoricalNB
+from nbcore.models.gaussian import GaussianNB
 from nbcore.linear import (
     SharedVarianceGaussianNB,
     bernoulli_linear_form,
@@ -27,7 +27,7 @@ from nbcore.linear import (
     sigmoid,
     softmax,
 )
-from nbcore.multinomial import MultinomialNB
+from nbcore.models.multinomial import MultinomialNB
 
 # IIR example 13.1: vocabulary Chinese, Beijing, Shanghai, Macao, Tokyo, Japan;
 # d1-d3 are about China (label 1), d4 is not (label 0).

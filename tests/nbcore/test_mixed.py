@@ -1,4 +1,4 @@
-"""Tests for nbcore.mixed.MixedNB.
+"""Tests for nbcore.models.mixed.MixedNB.
 
 The oracle is scikit-learn: its GaussianNB, CategoricalNB and BernoulliNB
 fitted separately on the column groups, their joint log-likelihoods added by
@@ -13,8 +13,8 @@ from sklearn import naive_bayes as sk
 from sklearn.datasets import load_iris
 from sklearn.preprocessing import OrdinalEncoder
 
-from nbcore.gaussian import GaussianNB
-from nbcore.mixed import MixedNB, infer_event_model
+from nbcore.models.gaussian import GaussianNB
+from nbcore.models.mixed import MixedNB, infer_event_model
 
 
 def shop_table(n_samples=90, seed=0):

@@ -11,7 +11,7 @@ import nbcore
 
 NAMES = ["CategoricalNB", "MultinomialNB", "BernoulliNB", "GaussianNB"]
 # Summation order changes the last bits: GaussianNB's one-pass variances lose
-# up to 3 digits (nbcore.gaussian._MAX_CANCELLATION), and its log-probabilities
+# up to 3 digits (nbcore.models.gaussian._MAX_CANCELLATION), and its log-probabilities
 # reach -4000 here. A real mistake moves them by far more than this.
 ROUNDOFF = 1e-12
 

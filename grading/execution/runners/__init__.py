@@ -126,6 +126,10 @@ class TaskRunner:
                 self._submit(key)
         yield from self._run_held_alone()
 
+    def has_work(self) -> bool:
+        """Whether tasks were submitted that :meth:`results` has not yielded yet."""
+        return bool(self.pending or self.inline or self.held)
+
     def _beside(self, key) -> int:
         """How many other notebooks ran on the same machine while ``key`` last ran."""
         host, started, ended = self.ran.get(key, ("", 0.0, 0.0))

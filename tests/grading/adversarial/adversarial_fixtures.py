@@ -423,6 +423,31 @@ CASES = {
 }
 
 
+def scan_notebook_fixture(tests, posterior, add, *, setup="import numpy as np", extra=None, end=None):
+    """The hand-built notebook of the static scan's tests: ``setup`` (locked), the answers ``posterior``
+    and ``add``, each followed by its locked test cells (``tests``: ``test_posterior``, ``test_add``,
+    ``test_add_hidden`` -> source); ``extra`` is a cell after the setup, ``end`` a last cell.
+
+    Shared by ``test_adversarial_scan.py`` and ``tests/grading/test_library_rule.py`` (which differ
+    in their test cells); nothing is run."""
+    def cell(source, grade_id, **flags):
+        return new_code_cell(source, metadata=_meta(grade_id, **flags))
+
+    cells = [
+        cell(setup, "setup", locked=True),
+        cell(posterior, "posterior_solution", solution=True),
+        cell(tests["test_posterior"], "test_posterior", grade=True, locked=True),
+        cell(add, "add_solution", solution=True),
+        cell(tests["test_add"], "test_add", grade=True, locked=True),
+        cell(tests["test_add_hidden"], "test_add_hidden", grade=True, locked=True),
+    ]
+    if extra is not None:
+        cells.insert(1, new_code_cell(extra))
+    if end is not None:
+        cells.append(new_code_cell(end))
+    return new_notebook(cells=cells)
+
+
 def write_course(root) -> Path:
     """The course root with ``ps_adv``'s source (notebook and data.csv), released."""
     root = Path(root)
@@ -553,7 +578,7 @@ def gradebook_rows(root) -> dict:
 
 
 __all__ = ["ASSIGNMENT", "CASES", "Case", "write_course", "write_submission", "answers_server",
-           "gradebook_rows"]
+           "gradebook_rows", "scan_notebook_fixture"]
 
 import cases_scan  # noqa: E402  (the rule on ready-made libraries and moved test cells)
 CASES.update(cases_scan.CASES)

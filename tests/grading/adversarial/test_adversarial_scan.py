@@ -4,14 +4,18 @@ as important, what it leaves alone. Expected test cells are read off the sources
 Runtime: about 2 s (the real course notebooks are parsed, not run).
 """
 
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_code_cell
 
 from grading.autograde.scan import scan_notebook
 from grading.autograde.checks import shadowing_files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from adversarial_fixtures import _meta, scan_notebook_fixture  # noqa: E402
 
 TESTS = {
     "test_posterior": "np.testing.assert_allclose(posterior([0.5, 0.5], [0.2, 0.6]), [0.25, 0.75])",
@@ -27,23 +31,8 @@ SOURCE_CELLS = [{"name": "setup", "source": SETUP, "locked": True, "grade": Fals
 ]
 
 
-def _meta(grade_id, **flags):
-    return {"nbgrader": {"grade_id": grade_id, "schema_version": 3, "grade": False, "solution": False,
-                         "locked": False, **flags}}
-
-
 def notebook(posterior=POSTERIOR, add=ADD, extra=None):
-    cells = [
-        new_code_cell(SETUP, metadata=_meta("setup", locked=True)),
-        new_code_cell(posterior, metadata=_meta("posterior_solution", solution=True)),
-        new_code_cell(TESTS["test_posterior"], metadata=_meta("test_posterior", grade=True, locked=True)),
-        new_code_cell(add, metadata=_meta("add_solution", solution=True)),
-        new_code_cell(TESTS["test_add"], metadata=_meta("test_add", grade=True, locked=True)),
-        new_code_cell(TESTS["test_add_hidden"], metadata=_meta("test_add_hidden", grade=True, locked=True)),
-    ]
-    if extra is not None:
-        cells.insert(1, new_code_cell(extra))
-    return new_notebook(cells=cells)
+    return scan_notebook_fixture(TESTS, posterior, add, setup=SETUP, extra=extra)
 
 
 HONEST = {

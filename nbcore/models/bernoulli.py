@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from nbcore._base import (
+from nbcore.models._base import (
     _BaseDiscreteNB,
     class_sums,
     dot,

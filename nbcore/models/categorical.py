@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbcore._base import _BaseDiscreteNB, functional_inputs, safe_log
+from nbcore.models._base import _BaseDiscreteNB, functional_inputs, safe_log
 from nbcore._validation import as_2d_float, check_alpha
 
 __all__ = ["categorical_feature_log_prob", "categorical_jll", "CategoricalNB"]

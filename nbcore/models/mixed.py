@@ -22,10 +22,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from nbcore._validation import check_missing_option, check_prior, check_sample_weight
-from nbcore.bernoulli import BernoulliNB
-from nbcore.categorical import CategoricalNB
+from nbcore.models.bernoulli import BernoulliNB
+from nbcore.models.categorical import CategoricalNB
 from nbcore.estimation import log_normalize
-from nbcore.gaussian import GaussianNB
+from nbcore.models.gaussian import GaussianNB
 
 __all__ = ["MixedNB", "infer_event_model"]
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from nbcore._base import _BaseNB, class_sums, fill_nan, functional_inputs, nan_mask, safe_log
+from nbcore.models._base import _BaseNB, class_sums, fill_nan, functional_inputs, nan_mask, safe_log
 from nbcore._validation import as_2d_float, check_prior
 
 __all__ = ["gaussian_mean_var", "gaussian_jll", "GaussianNB"]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from nbcore._base import (
+from nbcore.models._base import (
     _BaseDiscreteNB,
     class_sums,
     fill_nan,
