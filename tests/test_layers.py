@@ -42,8 +42,8 @@ NBCORE_LAYERS = [
 # nbkit: `python -m nbkit` over the notebook check, over what the notebooks import, over the text helpers.
 NBKIT_LAYERS = [
     ["nbkit.__main__"],
-    ["nbkit.check"],
-    ["nbkit.datasets", "nbkit.plotting", "nbkit.testing"],
+    ["nbkit.check", "nbkit.practice"],  # the two things a student runs: the local check, the practice service
+    ["nbkit.librule", "nbkit.datasets", "nbkit.plotting", "nbkit.testing"],  # librule: the grader imports it too
     ["nbkit.text"],
 ]
 LAYERS_OF = {"grading": LAYERS, "nbcore": NBCORE_LAYERS, "nbkit": NBKIT_LAYERS}
