@@ -18,11 +18,12 @@ Runtime: ~15 s for the shared graded class (built once per session), then ~10 s.
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 
 import nbformat
 import pytest
+
+from tests.chromium import headless_chromium
 from graded_class import copy_course, graded_class_root
 
 from grading import Course
@@ -88,25 +89,8 @@ def pages(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.fail("headless Chromium is missing: run `make browser` (Debian's chromium and chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={WIDTH},900", "--no-first-run", "--disable-extensions",
-                     "--host-resolver-rules=MAP * ~NOTFOUND"):  # offline: the pages must not need the network
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with headless_chromium(WIDTH, 900, offline=True) as driver:  # offline: the pages must not need the network
         yield driver
-    finally:
-        driver.quit()
 
 
 # Every box whose text could run past its edge: what overflows, with its first words.

@@ -18,11 +18,12 @@ shared class (the report draws three plots; one feedback page; Chromium starts o
 
 import json
 import re
-import shutil
 
 import fixtures
 import nbformat
 import pytest
+
+from tests.chromium import headless_chromium
 from graded_class import copy_course, graded_class_root
 
 from grading import Course
@@ -92,23 +93,8 @@ def pages(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.fail("headless Chromium is missing: run `make browser` (Debian's chromium and chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with headless_chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def open_page(browser, path):

@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+from tests.chromium import browser_tools, headless_chromium
+
 from grading.core.course import Course
 from grading.core.practice_log import read_attempts
 from tests.grading.fixtures import FIXTURE_ASSIGNMENT, HIDDEN_FAILURE_MESSAGES, HIDDEN_SOURCE_SNIPPETS
@@ -334,18 +336,13 @@ def _run_all_and_read_the_reply(browser, url, token, path):
 def test_in_jupyterlab_a_student_sees_the_mistake_then_the_pass(served, tmp_path):
     """The student's JupyterLab in headless Chromium: the notebook's last cell is
     ``nbkit.practice.send(...)``; Run All Cells shows the reply in the page (checked in the DOM)."""
-    import shutil
 
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
     import nbformat
 
     server, tokens, root = served
-    chromium, driver = shutil.which("chromium") or shutil.which("chromium-browser"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        pytest.fail("headless Chromium is missing: run `make browser`")
+    browser_tools()  # before JupyterLab starts: fails saying what to install
     folder = tmp_path / "student"
     for sub, kind in (("first", "wrong_hidden"), ("fixed", "perfect")):
         notebook = nbformat.reads(notebook_bytes(root, kind).decode(), as_version=4)
@@ -353,25 +350,19 @@ def test_in_jupyterlab_a_student_sees_the_mistake_then_the_pass(served, tmp_path
         (folder / sub).mkdir(parents=True)
         nbformat.write(notebook, str(folder / sub / f"{FIXTURE_ASSIGNMENT}.ipynb"))
     lab, url, token = _jupyterlab(folder, {"NBKIT_PRACTICE_SERVER": server.url, "NBKIT_PRACTICE_TOKEN": tokens["gina"]})
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
     try:
-        reply = _run_all_and_read_the_reply(browser, url, token, f"first/{FIXTURE_ASSIGNMENT}.ipynb")
-        add = reply.find_element(By.CSS_SELECTOR, '[data-function="add"]')
-        assert add.get_attribute("data-passed") == "false" and WORDS in add.text, reply.text
-        assert "Read again: Fixture assignment" in add.text
-        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
-        browser.save_screenshot(SCREENSHOT)
-        reply = _run_all_and_read_the_reply(browser, url, token, f"fixed/{FIXTURE_ASSIGNMENT}.ipynb")
-        passed = {e.get_attribute("data-function"): e.get_attribute("data-passed")
-                  for e in reply.find_elements(By.CSS_SELECTOR, "[data-function]")}
-        assert passed == {"add": "true", "mean": "true"}, reply.text
+        with headless_chromium() as browser:
+            reply = _run_all_and_read_the_reply(browser, url, token, f"first/{FIXTURE_ASSIGNMENT}.ipynb")
+            add = reply.find_element(By.CSS_SELECTOR, '[data-function="add"]')
+            assert add.get_attribute("data-passed") == "false" and WORDS in add.text, reply.text
+            assert "Read again: Fixture assignment" in add.text
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
+            browser.save_screenshot(SCREENSHOT)
+            reply = _run_all_and_read_the_reply(browser, url, token, f"fixed/{FIXTURE_ASSIGNMENT}.ipynb")
+            passed = {e.get_attribute("data-function"): e.get_attribute("data-passed")
+                      for e in reply.find_elements(By.CSS_SELECTOR, "[data-function]")}
+            assert passed == {"add": "true", "mean": "true"}, reply.text
     finally:
-        browser.quit()
         _stop_group(lab)
     assert [(a.function, a.passed) for a in _attempts(root, "gina")] == [
         ("add", False), ("mean", True), ("add", True), ("mean", True)]

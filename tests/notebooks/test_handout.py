@@ -26,6 +26,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
@@ -79,7 +80,11 @@ def _execute(notebook, workdir, student_venv, kernels_dir):
                                  kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels_dir)]))
     client = NotebookClient(notebook, km=manager, timeout=CELL_TIMEOUT, kernel_name=KERNEL_NAME,
                             resources={"metadata": {"path": str(workdir)}})
-    client.execute(env=clean_env(student_venv))
+    try:
+        client.execute(env=clean_env(student_venv))
+    finally:  # a kernel manager given to nbclient is left running when a cell fails: stop it here
+        if run_sync(manager.is_alive)():
+            run_sync(manager.shutdown_kernel)(now=True)
 
 
 def _release(released, path):

@@ -34,6 +34,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.chromium import headless_chromium
+
 from grading.core.course import Course
 from grading.release import build_release
 from tests.student_env import clean_env, make_student_venv, student_python
@@ -45,15 +47,6 @@ SERVER_START_TIMEOUT = 90
 PAGE_TIMEOUT = 120  # the notebook page and its kernel ready
 RUN_TIMEOUT = 180  # Run All Cells reaching the first visible test
 SCREENSHOT = Path("/tmp/handout-browser-jupyterlab.png")
-
-
-def _browser_tools():
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not (chromium and driver):
-        pytest.fail("headless Chromium is missing: run `make browser` (Debian's chromium and "
-                    "chromium-driver; `make test` does it)")
-    return chromium, driver
 
 
 def _free_port() -> int:
@@ -146,21 +139,8 @@ def jupyterlab(release_notebook, tmp_path):
 
 @pytest.fixture
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium, driver_path = _browser_tools()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    driver.set_page_load_timeout(PAGE_TIMEOUT)
-    try:
+    with headless_chromium(page_timeout=PAGE_TIMEOUT) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _first_visible_test_source(notebook_path):
