@@ -95,6 +95,17 @@ def _mutual_information_over_class_entropy(cases):
                    "    return total / -(share * np.log(share)).sum()\n")
 
 
+def _given_setup(catalogue) -> dict:
+    """The namespace of the notebook's given set-up, as the judge builds it (a statement that fails is skipped)."""
+    base = {"__builtins__": __builtins__}
+    for statement in catalogue["setup"]:
+        try:
+            exec(statement, base)
+        except Exception:
+            pass
+    return base
+
+
 def _source_notebook(assignment):
     return nbformat.read(COURSE / "source" / assignment / f"{assignment}.ipynb", as_version=4)
 
@@ -122,12 +133,7 @@ def diagnose(tmp_path, assignment, function, student_source, with_probes=True) -
     folder = tmp_path / f"{function}-{with_probes}"
     folder.mkdir()
     (folder / CATALOGUE_FILE).write_text(json.dumps(catalogue))
-    base = {"__builtins__": __builtins__}
-    for statement in catalogue["setup"]:
-        try:
-            exec(statement, base)
-        except Exception:
-            pass
+    base = _given_setup(catalogue)
     references = {name: _build(entry["reference"], name, base) for name, entry in catalogue["functions"].items()}
     student = _build(student_source, function, base)
 
@@ -210,12 +216,7 @@ def test_every_probe_builds_and_tells_its_mistakes_apart_from_the_reference(assi
     from grading.execution.diagnosis_runtime import _outcomes_agree, _probe_calls, _replay
 
     catalogue = judge_catalogue(load_cases(catalogue_path(COURSE, assignment)), _source_notebook(assignment))
-    base = {"__builtins__": __builtins__}
-    for statement in catalogue["setup"]:
-        try:
-            exec(statement, base)
-        except Exception:
-            pass
+    base = _given_setup(catalogue)
     entry = catalogue["functions"][function]
     calls = _probe_calls(entry["probes"], base)
     assert calls, f"{function}'s probes do not build: {entry['probes']}"

@@ -1,20 +1,9 @@
-"""The rule on ready-made libraries: what a graded function may use, and what it may not.
+"""The rule on ready-made libraries, as the grader applies it.
 
-The notebooks state it: *graded functions compute with NumPy, SciPy, pandas and
-Python's standard library for maths and data structures; an exercise names any
-other library it allows or forbids. A graded function that uses another library
-or loads code in a way the grader cannot read gets 0 points for that function.*
-
-:class:`LibraryRule` holds the allow-list by module prefix (:data:`DEFAULT_ALLOWED`,
-``c.Nbg.allowed_libraries`` course-wide), the course's ``c.Nbg.forbidden_libraries``,
-each exercise's own ``allow``/``forbid`` lists (the SOURCE notebook's
-``metadata["nbg"]["libraries"]``, never the submission's) and the instructor's
-overrules (:mod:`grading.core.overrules`). A dotted name matches a module or an
-attribute path: ``scipy.special`` matches ``scipy.special.softmax``; a forbidden
-name wins over an allowed one. Names are also resolved to the objects they name in
-the grading process (only for allowed modules), so ``numpy.testing._private.utils.os``
-is the module ``os`` and a forbidden ``scipy.special.softmax`` is forbidden under any
-of its paths.
+The rule itself (its words, :class:`LibraryRule`, the allow-list and what counts as
+dynamic) lives in the student kit, :mod:`nbkit.librule.rule`, so that ``nbkit check``
+and the grader give the same verdict; this module re-exports it and adds what only the
+grader has: the course's config and the instructor's overrules.
 """
 
 from __future__ import annotations
