@@ -2,7 +2,13 @@
 the judge servers of in-process runs stopped after each test (the plotting backend and the
 leaked-process check are set in the root conftest)."""
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
+
+from tests import honest_times
 
 try:
     from hypothesis import HealthCheck, settings
@@ -34,11 +40,78 @@ HEAVY_FIXTURES = {
 }
 
 
+# `make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): every test gets
+# a group, and a group runs whole on one worker, so a session- or module-scoped class is
+# graded once per test run. A module's group is the session fixture that one of its tests
+# shares with other modules (SESSION_GROUPS, by the fixture's name), else the module itself.
+# The groups that take longest (measured with --durations) go first, so that neither worker
+# is left with a long one at the end.
+SESSION_GROUPS = {
+    "course_class": "course_class",
+    "autograded_course": "notebooks_course",
+    "released_course": "notebooks_course",
+    "course_copy": "notebooks_course",
+}
+LONGEST_FIRST = (
+    "course_class",
+    "tests/grading/adversarial/test_adversarial_class.py",
+    "tests/grading/test_demo.py",
+    "tests/test_bench_smoke.py",
+    "notebooks_course",
+    "tests/grading/test_judge_bounds.py",
+    "tests/grading/test_run_bounds.py",
+    "tests/grading/test_postgres.py",
+)
+
+
+def _session_group(item):
+    names = getattr(item, "fixturenames", ())
+    for fixture, group in SESSION_GROUPS.items():
+        if fixture in names:
+            definitions = item.session._fixturemanager.getfixturedefs(fixture, item) or ()
+            if definitions and definitions[-1].scope == "session":
+                return group
+    return None
+
+
+def _groups(items) -> dict:
+    """id(item) -> its xdist group (see above)."""
+    module_of = {id(item): item.nodeid.split("::", 1)[0] for item in items}
+    joined = {}
+    for item in items:
+        group = _session_group(item)
+        if group is not None:
+            joined.setdefault(module_of[id(item)], group)
+    return {key: joined.get(module, module) for key, module in module_of.items()}
+
+
+def pytest_configure(config):
+    """The run's honest-time registry (tests/honest_times.py), made by the controller before
+    any xdist worker starts (workers inherit its environment) or by a run without workers."""
+    if not hasattr(config, "workerinput") and not os.environ.get(honest_times.REGISTRY_VARIABLE):
+        handle, path = tempfile.mkstemp(prefix="nbg-honest-times-", suffix=".txt")
+        os.close(handle)
+        os.environ[honest_times.REGISTRY_VARIABLE] = path
+        config._nbg_honest_registry = path
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_nbg_honest_registry", None)
+    if path:
+        Path(path).unlink(missing_ok=True)
+        os.environ.pop(honest_times.REGISTRY_VARIABLE, None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
+    groups = _groups(items)
     for item in items:
         limits = [seconds for name, seconds in HEAVY_FIXTURES.items() if name in getattr(item, "fixturenames", ())]
         if limits and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(max(limits)))
+        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
+    rank = {group: index for index, group in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(groups[id(item)], len(rank)))  # stable: the rest keep their order
 
 
 @pytest.fixture(scope="session")

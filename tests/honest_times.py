@@ -7,7 +7,7 @@ sandbox: :mod:`grading.autograde.budget`) and caches them in the course's
 notebook runs per notebook, 14 for the real course. Most tests are not about
 the time budget, so a course registered here gets the entries that earlier
 courses of this run measured for the same notebooks, and gives its own to
-the courses after it.
+the courses after it, in whichever pytest-xdist worker they are.
 
 Nothing is made up: every entry was measured by the grader itself in this run,
 and the grader still checks each entry's key (the SHA-256 of the source and
@@ -21,10 +21,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 CACHE = Path(".nbg_state") / "honest_times.json"
-_COURSES: list = []  # the course roots registered so far in this run
+# The course roots registered so far in this run, one per line, in a file that every pytest-xdist
+# worker of the run appends to (its path is set by tests/conftest.py's pytest_configure before the
+# workers start); without it, this process's list.
+REGISTRY_VARIABLE = "NBG_TEST_HONEST_TIMES_REGISTRY"
+_COURSES: list = []
+
+
+def _registered() -> list:
+    path = os.environ.get(REGISTRY_VARIABLE)
+    if not path:
+        return list(_COURSES)
+    try:
+        return [Path(line) for line in Path(path).read_text().splitlines() if line]
+    except OSError:
+        return []
+
+
+def _register(root: Path) -> None:
+    path = os.environ.get(REGISTRY_VARIABLE)
+    if not path:
+        _COURSES.append(root)
+        return
+    with open(path, "a") as registry:  # one short line per write: appends do not interleave
+        registry.write(f"{root}\n")
 
 
 def _read(root: Path) -> dict:
@@ -56,7 +80,8 @@ def share(root) -> Path:
     root = Path(root)
     cache = _read(root)
     added = False
-    for other in _COURSES:
+    registered = _registered()
+    for other in registered:
         for name, entry in _read(other).items():
             if name in cache or not isinstance(entry, dict) or "key" not in entry:
                 continue
@@ -70,6 +95,6 @@ def share(root) -> Path:
     if added:
         (root / CACHE).parent.mkdir(parents=True, exist_ok=True)
         (root / CACHE).write_text(json.dumps(cache, indent=1, sort_keys=True))
-    if root not in _COURSES:
-        _COURSES.append(root)
+    if root not in registered:
+        _register(root)
     return root

@@ -16,6 +16,10 @@ the ones found get a few seconds to finish exiting (a pool shut down without
 waiting). Whatever is still alive then is printed, killed, and the session's
 exit status becomes 1.
 
+Under pytest-xdist each worker checks its own descendants and temporary
+folder and hands what it found to the controller, which reports it and fails
+the run (a worker's exit status is not the run's).
+
 Registered for every run by the root ``conftest.py``; ``-p tests.process_guard``
 loads it elsewhere (its own test does).
 """
@@ -90,21 +94,40 @@ def pytest_sessionstart(session):
     _STARTED_WITH.update(_ours(session.config))
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session, exitstatus):
+_FROM_WORKERS: list = []  # under pytest-xdist: what each worker found and killed (the controller reports it)
+
+
+def pytest_testnodedown(node, error):
+    """Under pytest-xdist, in the controller: a worker ended; keep what it left behind."""
+    _FROM_WORKERS.extend(getattr(node, "workeroutput", {}).get("nbg_left_behind", ()))
+
+
+def _left_behind(session) -> list:
+    """Describe and kill what this process's run left running (after their grace)."""
     deadline = time.monotonic() + GRACE_SECONDS
     left = _ours(session.config)
     while left and time.monotonic() < deadline:
         time.sleep(0.25)
         left = _ours(session.config)
-    if not left:
-        return
     lines = [_describe(process) for process in left.values()]
     for process in left.values():
         try:
             process.kill()
         except psutil.Error:
             pass
+    return lines
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    lines = _left_behind(session)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: its exit status is not the run's; the controller reports
+        workeroutput["nbg_left_behind"] = lines
+        return
+    lines += _FROM_WORKERS
+    if not lines:
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     message = (f"{len(lines)} process(es) started by this test run were still running at its end "
                "(stop what a test starts, in its own teardown); killed now:\n  " + "\n  ".join(lines))

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import psutil
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +41,10 @@ def test_a_planted_hang_fails_within_its_timeout_with_a_traceback(tmp_path):
     assert "time.sleep(3600)" in out, out  # the traceback points at the line that hung
 
 
-def test_a_planted_leaked_judge_server_fails_the_run(tmp_path):
+@pytest.mark.parametrize("workers", [(), ("-n", "1")], ids=["serial", "xdist-worker"])
+def test_a_planted_leaked_judge_server_fails_the_run(tmp_path, workers):
+    """Run serially and on an xdist worker (as `make test` does): a worker's exit status is not
+    the run's, so the worker hands what it found to the controller, which fails the run."""
     run = _inner_pytest(tmp_path, """
         from grading.execution.judge_client import JudgeServer
         from grading.execution.limits import Limits
@@ -53,7 +57,7 @@ def test_a_planted_leaked_judge_server_fails_the_run(tmp_path):
             LEAKED.append(server)  # kept alive past the test: nothing closes it
             with open("leaked.pid", "w") as handle:
                 handle.write(str(server.process.pid))
-        """)
+        """, *workers)
     out = run.stdout + run.stderr
     assert "1 passed" in out, out  # the test itself passed ...
     assert run.returncode == 1, out  # ... and the run failed

@@ -36,6 +36,9 @@ from grading.execution.frames import (
 from grading.execution.limits import Limits
 from grading.execution.sandbox import get_sandbox
 
+CALLBACK_WAIT_MARGIN = 15  # seconds past its `seconds` that a callback's answer is waited for
+REPLY_MARGIN = 5  # seconds the judge has to report a test after the grader answered it
+
 
 class JudgeServer:
     """A sandboxed process that imports the judge's modules once and forks a judge per notebook.
@@ -233,6 +236,10 @@ class JudgeProcess:
         self.wait_ready()
         self._write({"op": "run", "source": source, "name": name})
         deadline = time.monotonic() + timeout
+        # A relay may itself wait past `deadline` (a callback waits up to its seconds + 15, an
+        # interrupted call up to the kernel's grace): the judge then still needs a moment to
+        # report, so each relay leaves it REPLY_MARGIN, never past `latest`.
+        latest = deadline + CALLBACK_WAIT_MARGIN
         while True:
             message = self._read(deadline - time.monotonic())
             op = message.get("op")
@@ -247,6 +254,7 @@ class JudgeProcess:
             else:
                 self._stuck = True
                 raise JudgeProtocolError(f"unexpected message {str(op)[:40]!r} from the judge")
+            deadline = min(latest, max(deadline, time.monotonic() + REPLY_MARGIN))
 
     def _relay(self, message: dict, failed_op: str):
         """Send the judge a message carrying the kernel's text; one too large for a frame is the
@@ -274,7 +282,7 @@ class JudgeProcess:
         except FrameTooLarge as error:
             return json.dumps({"ok": False, "error": f"the callback request is too large ({error})"})
         try:
-            message = self._read(seconds + 15)  # the judge's alarm ends the test's function at `seconds`
+            message = self._read(seconds + CALLBACK_WAIT_MARGIN)  # the judge's alarm ends the test's function at `seconds`
         except JudgeTimeout:  # stuck where no alarm reaches (compiled code); close() kills the judge
             raise CallbackStuck(f"the test's function that the notebook's code called ran past the cell's time limit "
                                 f"({seconds:.0f} s left) and did not stop") from None
