@@ -50,7 +50,7 @@ lint: $(STAMP)  ## ruff (check only; the import direction is tests/test_layers.p
 	$(BIN)/ruff check .
 
 test: $(STAMP) sandbox browser postgres lint  ## run every test: lint, nbcore and grading (with doctests), notebooks (nbval)
-	$(BIN)/pytest -n 2 --dist loadgroup --durations=25
+	$(BIN)/pytest -n 2 --durations=25
 	$(BIN)/pytest $(NBVAL)
 
 test-fast: $(STAMP)  ## the tests not marked slow

@@ -40,20 +40,37 @@ HEAVY_FIXTURES = {
 }
 
 
-# `make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): every test gets
-# a group, and a group runs whole on one worker, so a session- or module-scoped class is
-# graded once per test run. A module's group is the session fixture that one of its tests
-# shares with other modules (SESSION_GROUPS, by the fixture's name), else the module itself.
-# The groups that take longest (measured with --durations) go first, so that neither worker
-# is left with a long one at the end.
-SESSION_GROUPS = {
+# `make test` runs the suite on two pytest-xdist workers. A unit of work (a group) runs whole on
+# one worker, so a class graded in a session- or module-scoped fixture is graded once per test
+# run: a group is a module, or the session fixture that several modules share (MODULE_GROUPS;
+# checked against the fixtures the tests use at every collection). The groups that take
+# longest (measured with --durations) go first, so that no worker is left with a long one at
+# the end. (xdist's own `--dist loadgroup` marks do not reach its scheduler under pytest 9.2,
+# whose node ids are no longer the attribute xdist rewrites; the scheduler below reads the
+# groups from the module names instead.)
+SESSION_GROUPS = {  # a session fixture shared across modules -> its group
     "course_class": "course_class",
     "autograded_course": "notebooks_course",
     "released_course": "notebooks_course",
     "course_copy": "notebooks_course",
 }
+# A helper that grades a class once per process and hands it to every module that imports
+# it: (its module, its name) -> the group of those modules.
+SHARED_HELPERS = {
+    ("graded_class", "graded_class_root"): "graded_class",
+    ("graded_class", "graded_class_summary"): "graded_class",
+}
+MODULE_GROUPS = {
+    "tests/mutation/test_mutation_suite.py": "course_class",
+    "tests/notebooks/test_autograde_roundtrip.py": "notebooks_course",
+    "tests/notebooks/test_release.py": "notebooks_course",
+    **{f"tests/grading/{name}.py": "graded_class" for name in (
+        "test_autograde", "test_export", "test_feedback", "test_feedback_config", "test_instructor_view",
+        "test_late", "test_lms", "test_pages_browser", "test_pages_inert", "test_report", "test_status")},
+}
 LONGEST_FIRST = (
     "course_class",
+    "graded_class",
     "tests/grading/adversarial/test_adversarial_class.py",
     "tests/grading/test_demo.py",
     "tests/test_bench_smoke.py",
@@ -62,6 +79,11 @@ LONGEST_FIRST = (
     "tests/grading/test_run_bounds.py",
     "tests/grading/test_postgres.py",
 )
+
+
+def group_of(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    return MODULE_GROUPS.get(module, module)
 
 
 def _session_group(item):
@@ -74,15 +96,36 @@ def _session_group(item):
     return None
 
 
-def _groups(items) -> dict:
-    """id(item) -> its xdist group (see above)."""
-    module_of = {id(item): item.nodeid.split("::", 1)[0] for item in items}
-    joined = {}
-    for item in items:
-        group = _session_group(item)
+def _helper_group(item):
+    for value in vars(getattr(item, "module", None) or object).values():
+        group = SHARED_HELPERS.get((getattr(value, "__module__", None), getattr(value, "__name__", None)))
         if group is not None:
-            joined.setdefault(module_of[id(item)], group)
-    return {key: joined.get(module, module) for key, module in module_of.items()}
+            return group
+    return None
+
+
+def _check_groups(items) -> None:
+    """Every module whose tests use a shared class is in that class's group."""
+    wrong = sorted({(item.nodeid.split("::", 1)[0], group) for item in items
+                    if (group := _session_group(item) or _helper_group(item)) is not None
+                    and group_of(item.nodeid) != group})
+    if wrong:
+        raise pytest.UsageError("tests/conftest.py MODULE_GROUPS is missing: " + ", ".join(
+            f'"{module}": "{group}"' for module, group in wrong))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling, a scope being a group of this file (in collection order)."""
+
+        def _split_scope(self, nodeid):
+            return group_of(nodeid)
+
+    config.option.loadscopereorder = False  # the collection's order: longest groups first
+    return GroupScheduling(config, log)
 
 
 def pytest_configure(config):
@@ -102,16 +145,14 @@ def pytest_unconfigure(config):
         os.environ.pop(honest_times.REGISTRY_VARIABLE, None)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
-    groups = _groups(items)
+    _check_groups(items)
     for item in items:
         limits = [seconds for name, seconds in HEAVY_FIXTURES.items() if name in getattr(item, "fixturenames", ())]
         if limits and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(max(limits)))
-        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
     rank = {group: index for index, group in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(groups[id(item)], len(rank)))  # stable: the rest keep their order
+    items.sort(key=lambda item: rank.get(group_of(item.nodeid), len(rank)))  # stable: the rest keep their order
 
 
 @pytest.fixture(scope="session")

@@ -88,29 +88,52 @@ def bounded_client_class(max_bytes: int):
     return BoundedKernelClient
 
 
-def watch_channels(executor, client) -> threading.Thread | None:
+class ChannelWatch:
+    """The monitor thread of one kernel client (:func:`watch_channels`); :meth:`stop` before the
+    client's channels close.
+
+    While it runs, the watcher is the only user of the monitor sockets (ZMQ sockets are not
+    thread-safe); it never closes them. jupyter_client's ``stop_channels`` destroys the client's
+    context, which closes every socket of it, monitors included, from the calling thread: with
+    the watcher still inside ``recv`` on one of them, libzmq aborted the whole grading process
+    (seen under load). Hence the stop and the join first; the context then closes them.
+    """
+
+    def __init__(self, executor, monitors, limit):
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=_watch, args=(executor, monitors, limit, self._stopping),
+                                        daemon=True, name="nbg-channel-watch")
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
+        self._thread.join(timeout)
+
+
+def watch_channels(executor, client) -> ChannelWatch | None:
     """Stop the kernel (``executor._kill_kernel``) when one of its connections is cut while it
-    lives, with the reason in ``executor._message_error``. Ends when the channels close."""
+    lives, with the reason in ``executor._message_error``. Ends when the channels close or
+    when stopped."""
     monitors = list(getattr(client, "nbg_monitors", []))
     if not monitors:
         return None
-    limit = getattr(client, "max_message_bytes", 0)
-    thread = threading.Thread(target=_watch, args=(executor, monitors, limit), daemon=True,
-                              name="nbg-channel-watch")
-    thread.start()
-    return thread
+    return ChannelWatch(executor, monitors, getattr(client, "max_message_bytes", 0))
 
 
-def _watch(executor, monitors, limit):
+POLL_MS = 100  # how soon the watch sees that it is being stopped
+
+
+def _watch(executor, monitors, limit, stopping):
     from zmq.utils.monitor import parse_monitor_message
 
+    # Blocking views of the client's (asyncio) monitor sockets; a shadow never closes its socket.
     sockets = {zmq.Socket.shadow(monitor.underlying): channel for channel, monitor in monitors}
     poller = zmq.Poller()
     for sock in sockets:
         poller.register(sock, zmq.POLLIN)
     try:
-        while sockets:
-            for sock, _ in poller.poll(500):
+        while sockets and not stopping.is_set():
+            for sock, _ in poller.poll(POLL_MS):
                 try:
                     event = parse_monitor_message(sock.recv_multipart())["event"]
                 except (zmq.ZMQError, ValueError, KeyError):
@@ -119,8 +142,9 @@ def _watch(executor, monitors, limit):
                 if event == zmq.EVENT_MONITOR_STOPPED:  # the grader closed the channel
                     poller.unregister(sock)
                     sockets.pop(sock)
-                    sock.close(linger=0)
-                elif _still_alive(executor):  # not a death: ZMQ dropped what the kernel sent
+                elif stopping.is_set():
+                    break
+                elif _still_alive(executor, stopping):  # not a death: ZMQ dropped what the kernel sent
                     if channel == "iopub":  # output larger than the whole notebook may print
                         executor._output_limit_hit = True
                     elif not executor._message_error and not executor._output_limit_hit:
@@ -132,10 +156,10 @@ def _watch(executor, monitors, limit):
         pass
 
 
-def _still_alive(executor) -> bool:
+def _still_alive(executor, stopping) -> bool:
     """Whether the kernel outlives a cut connection by a moment (a dying kernel cuts them all)."""
     for _ in range(10):
-        if not executor._kernel_alive():
+        if stopping.is_set() or not executor._kernel_alive():
             return False
         time.sleep(0.1)
     return executor._kernel_alive()

@@ -35,6 +35,7 @@ import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
@@ -98,6 +99,14 @@ class GradingExecutor(Execute):
         self._output_bytes = 0
         self._output_limit_hit = False
         self._message_error = ""
+        self._channel_watch = None  # channels.ChannelWatch of the running kernel
+
+    async def _async_cleanup_kernel(self) -> None:
+        if self._channel_watch is not None:  # it ends before nbclient closes the channels (ChannelWatch)
+            self._channel_watch.stop()
+        await super()._async_cleanup_kernel()
+
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)  # nbclient binds its own at class creation
 
     def output(self, outs, msg, display_id, cell_index):
         if self._output_limit_hit:
@@ -153,7 +162,7 @@ class GradingExecutor(Execute):
         with self.setup_kernel(cleanup_kc=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             info_msg = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
-            watch_channels(self, self.kc)  # a kernel whose message ZMQ refused (too large) is stopped
+            self._channel_watch = watch_channels(self, self.kc)  # a kernel whose message ZMQ refused is stopped
             if self.judge is not None:
                 self.bridge = KernelBridge(self, call_timeout=self.timeout or 30,
                                            max_answer_bytes=self.judge.limits.max_answer_bytes,

@@ -84,13 +84,80 @@ def solution_cells(source_notebook) -> dict:
     return cells
 
 
-def _defines_or_imports(source: str) -> bool:
+IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _bound_names(node) -> set:
+    """Names a top-level statement binds (assignments, definitions, imports, loop targets)."""
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _free_names(node) -> set:
+    """Names ``node`` reads that it does not bind itself (parameters, locals, loop and
+    comprehension targets, imports, definitions): what it needs from earlier cells."""
+    loaded, bound = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+    return loaded - bound
+
+
+def _parsed(source: str):
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
-        return True
-    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
-    return any(isinstance(node, kinds) for node in tree.body)
+        return None
+
+
+def _given_definitions(given: list, graded: list) -> list:
+    """Each given cell's source cut to the statements the graded cells can need.
+
+    ``given`` and ``graded`` are code cells' sources. Kept: every import, and any other
+    top-level statement (a definition, an assignment) that binds a name a graded cell or
+    another kept statement reads without binding it (to a fixed point). Dropped: what only
+    demonstrates (experiments, plots, prints), which takes most of a notebook's run time.
+    A cell that does not parse is kept whole.
+    """
+    trees = [_parsed(source) for source in given]
+    needed = set()
+    for source in graded:
+        tree = _parsed(source)
+        needed |= _free_names(tree) if tree is not None else set()
+    keep = [[isinstance(node, IMPORTS) for node in tree.body] if tree is not None else None for tree in trees]
+    changed = True
+    while changed:
+        changed = False
+        for tree, flags in zip(trees, keep):
+            if tree is None:
+                continue
+            for index, node in enumerate(tree.body):
+                if not flags[index] and _bound_names(node) & needed:
+                    flags[index] = changed = True
+                if flags[index] and not _free_names(node) <= needed:
+                    needed |= _free_names(node)
+                    changed = True
+    cut = []
+    for source, tree, flags in zip(given, trees, keep):
+        if tree is None:
+            cut.append(source)
+            continue
+        lines = source.splitlines()
+        starts = [min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in tree.body]
+        cut.append("\n".join("\n".join(lines[start - 1:node.end_lineno])
+                             for node, start, kept in zip(tree.body, starts, flags) if kept))
+    return cut
 
 
 def _replace_functions(solution: str, variants: dict) -> str:
@@ -109,21 +176,25 @@ def submission(source_notebook, replacements: dict):
     """The source notebook with solutions unmarked and, in ``{grade_id: {function: source}}``'s
     cells, those functions replaced.
 
-    Given code cells that only demonstrate (load data, plot, print) are left out
-    to keep CI's time: tests are self-contained and answers need only the given
-    imports and definitions, which are kept. A student may delete such cells; the
-    grader does not restore or penalise them.
+    Given code cells are cut to what the graded cells need (:func:`_given_definitions`) to
+    keep CI's time: tests are self-contained and answers need only the given imports,
+    definitions and the values they use, which are kept; a cell left empty is dropped. A
+    student may delete such cells; the grader does not restore or penalise them. The
+    ``solution`` student of :func:`grade_course_class` runs the source notebook whole.
     """
     notebook = nbformat.from_dict(source_notebook)
-    kept = []
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution"):
             cell.source = _replace_functions(_solution(cell.source), replacements.get(meta["grade_id"], {}))
-        elif cell.cell_type == "code" and not meta.get("grade") and not _defines_or_imports(cell.source):
-            continue
-        kept.append(cell)
-    notebook.cells = kept
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    is_given = [not cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata.get("nbgrader", {}).get("solution")
+                for cell in code]
+    given = [cell for cell, flag in zip(code, is_given) if flag]
+    graded = [cell.source for cell, flag in zip(code, is_given) if not flag]
+    for cell, source in zip(given, _given_definitions([cell.source for cell in given], graded)):
+        cell.source = source
+    notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "code" or cell.source.strip()]
     return notebook
 
 

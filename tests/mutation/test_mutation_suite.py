@@ -27,6 +27,7 @@ import os
 import nbformat
 import pytest
 
+from grading.commands.autograde import format_table
 from tests.mutation.course_class import CASES, COURSE, HARDCODED, solution_cells
 
 pytestmark = pytest.mark.slow
@@ -175,3 +176,29 @@ def test_diagnosis_names_every_mutant_and_no_correct_variant(graded):
     assert not figures["on_passed_cells"], figures["on_passed_cells"]
     assert not figures["wrong"], figures["wrong"]
     assert not figures["missed"], figures["missed"]
+
+
+def test_real_assignments_solution_scores_full_in_the_sandbox(course_class):
+    """Every source notebook, graded by nbg (sandboxed, tests in the judge), scores
+    as stock nbgrader does (tests/notebooks/test_autograde_roundtrip.py grades the same
+    two students with stock nbgrader): the instructor's solution gets every automatic
+    point, the untouched release none. The two students are in the session's class of
+    the real course (tests/mutation/course_class.py), graded once with the mutation suite
+    (moved here from tests/grading/test_autograde.py, whose other tests share another class)."""
+    course, records = course_class.course, course_class.summary.records
+    assignments = sorted(course_class.plans)
+    honest = [r for r in records if r.student in ("solution", "blank")]
+    assert sorted((r.student, r.assignment) for r in honest) == sorted(
+        (student, assignment) for student in ("solution", "blank") for assignment in assignments)
+    assert all(r.status == "ok" for r in honest), format_table(course_class.summary)
+    assert all(record.sandboxed for record in records)
+    with course.gradebook() as gradebook:
+        for assignment in assignments:
+            solution = gradebook.find_submission(assignment, "solution").notebooks[0].grades
+            # Written answers (markdown grade cells) wait for the instructor.
+            auto = [g for g in solution if g.cell_type == "code"]
+            assert auto and all(g.auto_score == g.max_score for g in auto), assignment
+            assert all(g.needs_manual_grade for g in solution if g.cell_type == "markdown")
+            # The untouched release: 0 on every test, as stock nbgrader gives it (tests/notebooks).
+            blank = gradebook.find_submission(assignment, "blank").notebooks[0].grades
+            assert all(g.auto_score == 0 for g in blank if g.cell_type == "code"), assignment
