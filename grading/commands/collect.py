@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from grading.collect import FOLDER_PATTERN, LAYOUT_CHOICES, collect
+import sys
+
+from grading.collect import FOLDER_PATTERN, LAYOUT_CHOICES, DownloadRefused, collect
 from grading.core.course import Course
 
 
@@ -24,6 +26,10 @@ def add_arguments(parser):
 
 def run(args) -> int:
     course = Course(args.course, db_url=args.db)
-    report = collect(course, args.assignment, args.source, pattern=args.pattern, layout=args.layout)
+    try:
+        report = collect(course, args.assignment, args.source, pattern=args.pattern, layout=args.layout)
+    except DownloadRefused as refusal:  # the download, not the command line: it needs attention
+        print(f"nbg collect: refused: {refusal}", file=sys.stderr)
+        return 1
     print(report.format())
     return 1 if report.needs_attention else 0
