@@ -4,7 +4,7 @@ For example ``c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"`
 ``from grading.plugins import feedback_preprocessors``.
 """
 
-from grading.feedback import GradingNotice, HideHiddenTests, feedback_preprocessors
+from grading.feedback import GradingNotice, HideHiddenTests, feedback_preprocessors, feedback_template
 from grading.grades.late import LatePolicy
 
-__all__ = ["GradingNotice", "HideHiddenTests", "LatePolicy", "feedback_preprocessors"]
+__all__ = ["GradingNotice", "HideHiddenTests", "LatePolicy", "feedback_preprocessors", "feedback_template"]
