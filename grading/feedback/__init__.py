@@ -377,6 +377,9 @@ def feedback_template() -> dict:
 
     nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
     return {
+        # The feedback runs the inert step among its own preprocessors, in their order: not also the
+        # one the course config gives the formgrader's exporter (c.HTMLExporter.preprocessors).
+        "preprocessors": [],
         "template_name": "nbg_feedback",
         "template_file": "nbg_index.html.j2",  # it extends nbgrader's index.html.j2
         "extra_template_basedirs": [str(Path(__file__).parent / "templates"), str(nbgrader_templates)],
