@@ -19,7 +19,7 @@ from the assignment, a validated student id and a known notebook name, so
 nothing is ever extracted outside the course; entries that try (``../``,
 absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH` folders deep and
 files over ``c.Nbg.collect_max_file_bytes`` (read at most that far, whatever the zip claims) are
-rejected with a message. A download is refused whole, with nothing written (:class:`DownloadRefused`,
+rejected with a message, and nothing else of that student is collected. A download is refused whole, with nothing written (:class:`DownloadRefused`,
 exit code 1), when it holds more than :data:`MAX_ENTRIES` entries or when its notebooks expand to
 more than ``c.Nbg.collect_max_bytes``: checked first against the sizes the zip declares, then
 against the bytes actually decompressed while reading, since a zip's header can lie; every
@@ -51,6 +51,7 @@ from pathlib import Path, PurePosixPath
 from grading.core.course import Course
 from grading.core.errors import NbgError
 from grading.lms import LAYOUTS, Layout
+from grading.lms.limits import ByteBudget, DownloadRefused
 
 # Blackboard's download names, e.g.
 # "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb" (the old default).
@@ -66,38 +67,6 @@ JUNK = re.compile(r"(^|/)(__MACOSX|\.DS_Store|\.ipynb_checkpoints|Thumbs\.db)(/|
 MAX_FILE_BYTES = 50_000_000  # the default of c.Nbg.collect_max_file_bytes (grading.core.settings)
 MAX_ENTRIES = 20_000  # files in one download: far more than a class hands in
 MAX_DEPTH = 16  # folders an entry may be nested in (an LMS uses two or three)
-CHUNK = 1 << 20  # bytes decompressed at a time, so a lying entry is stopped within a chunk of a limit
-
-
-class DownloadRefused(NbgError):
-    """The whole download is refused and nothing was written (``nbg collect`` exits 1)."""
-
-
-class _Budget:
-    """The bytes one download may still yield; counts what is actually read."""
-
-    def __init__(self, source, max_bytes, max_file_bytes):
-        self.source, self.left, self.max_bytes, self.max_file_bytes = source, max_bytes, max_bytes, max_file_bytes
-
-    def refuse(self, what):
-        return DownloadRefused(
-            f"{self.source}: {what}, over the limit of {self.max_bytes:,} bytes (c.Nbg.collect_max_bytes): "
-            "nothing was collected. A download that small on disk expanding this far is a zip bomb; if it is "
-            "a genuine class's download, raise c.Nbg.collect_max_bytes in the course's nbgrader_config.py")
-
-    def read(self, handle, name):
-        """Read ``handle`` to its end, counting each chunk against both limits."""
-        chunks, size = [], 0
-        while chunk := handle.read(CHUNK):
-            size += len(chunk)
-            if size > self.max_file_bytes:
-                raise ValueError(f"over the {self.max_file_bytes}-byte limit (c.Nbg.collect_max_file_bytes) "
-                                 "once decompressed, whatever the zip's header says")
-            self.left -= len(chunk)
-            if self.left < 0:
-                raise self.refuse(f"reading {name} took the notebooks read past {self.max_bytes:,} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
 
 
 @dataclasses.dataclass
@@ -202,7 +171,7 @@ def _unsafe_entry(name: str) -> str | None:
     return None
 
 
-def _entries_from_zip(source: Path, budget: _Budget):
+def _entries_from_zip(source: Path, budget: ByteBudget):
     """(name, timestamp, reader, problem) for each file of a zip; the download refused whole first."""
     with zipfile.ZipFile(source) as archive:
         infos = archive.infolist()
@@ -236,7 +205,7 @@ def _entries_from_zip(source: Path, budget: _Budget):
     return entries
 
 
-def _entries_from_folder(source: Path, budget: _Budget):
+def _entries_from_folder(source: Path, budget: ByteBudget):
     for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
         dirnames.sort()
         for filename in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
@@ -319,7 +288,7 @@ def collect(course, assignment, source, pattern=None, layout=None, max_bytes=Non
     """
     course = course if isinstance(course, Course) else Course(course)
     settings = course.settings
-    budget = _Budget(source, settings.collect_max_bytes if max_bytes is None else max_bytes,
+    budget = ByteBudget(source, settings.collect_max_bytes if max_bytes is None else max_bytes,
                      settings.collect_max_file_bytes if max_file_bytes is None else max_file_bytes)
     if pattern is not None:
         try:
@@ -360,12 +329,16 @@ def collect(course, assignment, source, pattern=None, layout=None, max_bytes=Non
     names_by_student: dict = {}  # student -> the name parts of the files claiming that id
     older_by_student: dict = {}  # student -> names of the files superseded by a newer one
     not_notebooks = []  # (name, student or None)
+    refused_of: dict = {}  # student -> a rejected notebook of theirs: none of their files is collected
     for name, when, read, problem in entries:
         if JUNK.search(name):
             report.ignored.append(name)
             continue
         if problem:
             report.rejected.append((name, problem))
+            _, match = _match(name, layouts)
+            if match is not None and name.lower().endswith(".ipynb"):  # e.g. the student's newer, oversized file
+                refused_of.setdefault(match.group("student").strip(), name)
             continue
         matched_layout, match = _match(name, layouts)
         if not name.lower().endswith(".ipynb"):
@@ -421,6 +394,11 @@ def collect(course, assignment, source, pattern=None, layout=None, max_bytes=Non
                 (name, f"files claim student id {student!r} under different names ({', '.join(map(repr, names))}): "
                        "nothing of this id is collected; check with the LMS who submitted what")
                 for name in sorted({c.name for c in candidates} | set(claimed)))
+            continue
+        if student in refused_of:  # collecting the rest would pass off part (or an older copy) as the whole
+            report.rejected.extend(
+                (c.name, f"{student}'s {refused_of[student]} was rejected: nothing of {student}'s submission is "
+                         "collected, so no part or older copy of it stands in for the whole") for c in candidates)
             continue
         to_stage.append((student, candidates))
     try:

@@ -26,8 +26,8 @@ def notebook_bytes(kind="perfect"):
     return nbformat.writes(fixtures.student_notebook(fixtures.source_notebook(), kind)).encode()
 
 
-def blackboard(display, student):
-    return f"{display}_{student}_attempt_{T1:%Y-%m-%d-%H-%M-%S}_{NB}.ipynb"
+def blackboard(display, student, when=T1):
+    return f"{display}_{student}_attempt_{when:%Y-%m-%d-%H-%M-%S}_{NB}.ipynb"
 
 
 def padded_notebook(size):
@@ -118,6 +118,20 @@ def test_a_notebook_over_the_per_entry_limit_is_rejected_by_name(course, tmp_pat
     reason = dict(report.rejected)[blackboard("Big, Bo", "5")]
     assert "over the 2000000-byte limit (c.Nbg.collect_max_file_bytes)" in reason
     assert not course.submitted_dir("5", NB).exists()
+
+
+def test_an_oversized_resubmission_lets_no_older_copy_stand_in(course, tmp_path):
+    """Jane's newer file is over the limit: her older one is not collected in its place."""
+    newer = blackboard("Doe, Jane", "12345", T1 + dt.timedelta(hours=5))
+    source = make_zip(tmp_path / "resubmitted.zip", [(blackboard("Doe, Jane", "12345"), notebook_bytes()),
+                                                    (newer, padded_notebook(3 * MB)),
+                                                    (blackboard("Fine, Fay", "6"), notebook_bytes())])
+    report = collect(course, NB, source, max_file_bytes=2 * MB)
+    assert [s for s, _, _ in report.collected] == ["6"]
+    rejected = dict(report.rejected)
+    assert "c.Nbg.collect_max_file_bytes" in rejected[newer]
+    assert f"12345's {newer} was rejected: nothing of 12345's submission" in rejected[blackboard("Doe, Jane", "12345")]
+    assert not (course.submitted_root / "12345").exists()
 
 
 def test_a_header_that_lies_about_the_size_reads_no_more_than_it_declares(course, tmp_path):
