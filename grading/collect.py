@@ -17,14 +17,17 @@ names carry no submission time.
 Safety: files are read straight from the zip and written only to paths built
 from the assignment, a validated student id and a known notebook name, so
 nothing is ever extracted outside the course; entries that try (``../``,
-absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH` folders deep and
-files over ``c.Nbg.collect_max_file_bytes`` (read at most that far, whatever the zip claims) are
-rejected with a message, and nothing else of that student is collected. A download is refused whole, with nothing written (:class:`DownloadRefused`,
-exit code 1), when it holds more than :data:`MAX_ENTRIES` entries or when its notebooks expand to
-more than ``c.Nbg.collect_max_bytes``: checked first against the sizes the zip declares, then
-against the bytes actually decompressed while reading, since a zip's header can lie; every
-submission is staged before any is put in place, so a refusal midway leaves ``submitted/`` as it
-was. Files that
+absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH`
+folders deep and files over ``c.Nbg.collect_max_file_bytes`` (read at most that
+far, whatever the zip claims) are rejected with a message, and nothing else of
+that student is collected. A download is refused whole, with nothing written
+(:class:`DownloadRefused`, exit code 1), when it holds more than
+:data:`MAX_ENTRIES` entries or when its notebooks expand to more than
+``c.Nbg.collect_max_bytes``: checked first against the sizes the zip declares,
+then against the bytes actually decompressed while reading
+(:mod:`grading.lms.limits`), since a zip's header can lie; every submission is
+staged before any is put in place, so a refusal midway leaves ``submitted/`` as
+it was. Files that
 claim one student id under different names (``Doe, Jane_12345_...`` and ``Eve_12345_...``) are
 all rejected, and nothing of that id is collected: a file that only claims a student's id never
 replaces the student's own submission. An older file of the same student and notebook is named

@@ -10,7 +10,10 @@ from grading.core.course import Course
 
 def add_arguments(parser):
     parser.add_argument("assignment", help="assignment id")
-    parser.add_argument("source", help="folder of notebooks or LMS zip download")
+    parser.add_argument("source", help=(
+        "folder of notebooks or LMS zip download; its notebooks are read up to c.Nbg.collect_max_bytes in all "
+        "(default 2 GB; over it nothing is collected, exit code 1) and c.Nbg.collect_max_file_bytes each "
+        "(default 50 MB; a larger one is rejected by name) of the course's nbgrader_config.py"))
     layouts = "; ".join(f"{key}: {layout.example}" for key, layout in LAYOUT_CHOICES.items())
     parser.add_argument(
         "--layout", choices=list(LAYOUT_CHOICES), default=None,
