@@ -11,7 +11,8 @@ graded here, since grading a class of its own would cost more than the rest of t
 in one student's autograded notebook as nbg wrote it, hostile markup in every field the student
 controls: a markdown cell, the answer cell's outputs (``text/html``, ``text/markdown``,
 JavaScript, SVG, a printed line, an error), the failure message and traceback of a test cell
-(where nbg writes the judge's message and the diagnosis's words), and nbg's metadata
+(where nbg writes the judge's message and the diagnosis's words), the reason nbg writes into a
+cell it did not run, and nbg's metadata
 (``nbg_diagnosis``, ``nbg_library``). A real ``jupyter server`` with the formgrader, started here
 on 127.0.0.1 with a token in the course folder, serves the submission view to headless
 Chromium (offline); every payload would set ``window.__pwned`` or ``document.title``.
@@ -71,6 +72,8 @@ OUTPUTS = [
 TEST_MESSAGE = ("add(-1, 2) returned <script>window.__pwned='test-message'</script>\n\n"
                 "This looks like <img src=x onerror=\"window.__pwned='diagnosis'\">")
 
+REASON = "not run because the kernel died in cell 3: <script>window.__pwned='reason'</script>"
+
 
 def hostile_course(graded_root, tmp_path, config_text):
     """A copy of the graded class with the hostile autograded notebook and ``config_text`` first."""
@@ -84,6 +87,9 @@ def hostile_course(graded_root, tmp_path, config_text):
     test = fixtures._cell(notebook, "test_add_hidden")
     test.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=TEST_MESSAGE,
                                            traceback=[f"AssertionError: {TEST_MESSAGE}"])]
+    # A cell left unrun: nbg writes the reason, which can quote the student's own error message.
+    fixtures._cell(notebook, "test_mean_hidden").outputs = [nbformat.v4.new_output(
+        "error", ename="NotExecuted", evalue=REASON, traceback=[f"NotExecuted: {REASON}"])]
     test.metadata["nbg_diagnosis"] = ["add/<img src=x onerror=\"window.__pwned='nbg_diagnosis'\">"]
     notebook.metadata["nbg_library"] = {"add": ["<script>window.__pwned='nbg_library'</script>"]}
     nbformat.write(notebook, path)
@@ -187,6 +193,7 @@ def test_the_formgrader_runs_no_script_of_the_students_and_shows_it_as_text(grad
     assert "ValueError: <img src=x onerror=\"window.__pwned='traceback'\">" in text
     assert "add(-1, 2) returned <script>window.__pwned='test-message'</script>" in text
     assert "This looks like <img src=x onerror=\"window.__pwned='diagnosis'\">" in text
+    assert f"NotExecuted: {REASON}" in text
     assert not re.search(r"<(script|img src=\"?x|svg)[^>]*__pwned", html, re.I)  # no payload is an element
 
 
