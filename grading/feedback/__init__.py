@@ -35,6 +35,7 @@ test cell cannot make them slip through.
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from pathlib import Path
@@ -390,7 +391,7 @@ def _feedback_config(course):
     from traitlets.config import Config
 
     config = Config()
-    config.merge(course.config)
+    config.merge(copy.deepcopy(course.config))  # merge shares sections: the settings below would change the course's
     config.GenerateFeedback.preprocessors = feedback_preprocessors()
     config.GradingNotice.grading_log_path = str(course.grading_log_path)
     for name, value in feedback_template().items():
