@@ -383,7 +383,6 @@ def collect(course, assignment, source, pattern=None, layout=None, max_bytes=Non
         names_by_student.setdefault(student, set()).add(candidate.display)
 
     by_student: dict = {}
-    staged = []  # (student, candidates, staging folder): put in place only once every one is read
     for (student, _), candidate in sorted(best.items()):
         by_student.setdefault(student, []).append(candidate)
     to_stage = []
@@ -404,6 +403,7 @@ def collect(course, assignment, source, pattern=None, layout=None, max_bytes=Non
                          "collected, so no part or older copy of it stands in for the whole") for c in candidates)
             continue
         to_stage.append((student, candidates))
+    staged = []  # (student, candidates, staging folder): put in place only once every one is read
     try:
         for student, candidates in to_stage:
             staging = _stage_submission(course, assignment, student, candidates, report)
