@@ -24,9 +24,17 @@ c.Execute.timeout = 120
 # (nbgrader issue #917); these are the preprocessors `nbg feedback` runs
 # (grading/feedback/): hidden-test regions are blanked as in the release,
 # tracebacks keep the failure message but no frame quoting a hidden test.
-from grading.plugins import feedback_preprocessors  # noqa: E402 -- the course's own package
+# The page is nbg's (test cells named, a Content Security Policy that runs no script first in
+# <head>), set for GenerateFeedback's exporter only: the formgrader's own views keep their template.
+from grading.plugins import feedback_preprocessors, feedback_template  # noqa: E402 -- the course's own package
 
 c.GenerateFeedback.preprocessors = feedback_preprocessors()
+for _name, _value in feedback_template().items():
+    setattr(c.GenerateFeedback.HTMLExporter, _name, _value)
+# The formgrader's submission view renders the autograded notebook with c.HTMLExporter's settings,
+# and would run any script a student's output or markdown holds: the feedback's inert step there too
+# (outputs keep text and images, markdown's HTML is shown as text; README, Security).
+c.HTMLExporter.preprocessors = ["grading.plugins.InertStudentContent"]
 c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading_log.jsonl")
 
 # Late work: 10% of the points possible off per started day after the due

@@ -17,9 +17,17 @@ names carry no submission time.
 Safety: files are read straight from the zip and written only to paths built
 from the assignment, a validated student id and a known notebook name, so
 nothing is ever extracted outside the course; entries that try (``../``,
-absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH` folders deep and
-files over :data:`MAX_FILE_BYTES` (read at most that far, whatever the zip claims) are rejected
-with a message, and a zip of more than :data:`MAX_ENTRIES` entries is refused whole. Files that
+absolute paths), symbolic links, entries nested more than :data:`MAX_DEPTH`
+folders deep and files over ``c.Nbg.collect_max_file_bytes`` (read at most that
+far, whatever the zip claims) are rejected with a message, and nothing else of
+that student is collected. A download is refused whole, with nothing written
+(:class:`DownloadRefused`, exit code 1), when it holds more than
+:data:`MAX_ENTRIES` entries or when its notebooks expand to more than
+``c.Nbg.collect_max_bytes``: checked first against the sizes the zip declares,
+then against the bytes actually decompressed while reading
+(:mod:`grading.lms.limits`), since a zip's header can lie; every submission is
+staged before any is put in place, so a refusal midway leaves ``submitted/`` as
+it was. Files that
 claim one student id under different names (``Doe, Jane_12345_...`` and ``Eve_12345_...``) are
 all rejected, and nothing of that id is collected: a file that only claims a student's id never
 replaces the student's own submission. An older file of the same student and notebook is named
@@ -33,6 +41,7 @@ time, the higher resubmission number (``attempt``) wins.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import os
@@ -45,6 +54,7 @@ from pathlib import Path, PurePosixPath
 from grading.core.course import Course
 from grading.core.errors import NbgError
 from grading.lms import LAYOUTS, Layout
+from grading.lms.limits import ByteBudget, DownloadRefused
 
 # Blackboard's download names, e.g.
 # "Doe, Jane_12345_attempt_2026-10-01-10-00-00_01_bayes_mle_map.ipynb" (the old default).
@@ -57,7 +67,7 @@ LAYOUT_CHOICES = {**LAYOUTS, "folder": FOLDER_LAYOUT}
 RESUBMISSION = re.compile(r"(?:-\d+| \(\d+\))(?=\.ipynb$)")
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 JUNK = re.compile(r"(^|/)(__MACOSX|\.DS_Store|\.ipynb_checkpoints|Thumbs\.db)(/|$)")
-MAX_FILE_BYTES = 50_000_000  # a notebook larger than this is not a real submission
+MAX_FILE_BYTES = 50_000_000  # the default of c.Nbg.collect_max_file_bytes (grading.core.settings)
 MAX_ENTRIES = 20_000  # files in one download: far more than a class hands in
 MAX_DEPTH = 16  # folders an entry may be nested in (an LMS uses two or three)
 
@@ -164,34 +174,41 @@ def _unsafe_entry(name: str) -> str | None:
     return None
 
 
-def _entries_from_zip(source: Path):
-    """Yield (name, timestamp, reader, problem) for each file of a zip."""
+def _entries_from_zip(source: Path, budget: ByteBudget):
+    """(name, timestamp, reader, problem) for each file of a zip; the download refused whole first."""
     with zipfile.ZipFile(source) as archive:
         infos = archive.infolist()
     if len(infos) > MAX_ENTRIES:
-        raise NbgError(f"{source} holds {len(infos)} entries, over the limit of {MAX_ENTRIES}: this is not an "
-                       "LMS's download of one assignment; unpack what you need into a folder and collect that")
+        raise DownloadRefused(
+            f"{source} holds {len(infos)} entries, over the limit of {MAX_ENTRIES}: this is not an LMS's "
+            "download of one assignment; nothing was collected: unpack what you need into a folder and collect that")
+    entries, declared = [], 0
     for info in infos:
         if info.is_dir():
             continue
+        name = info.filename.replace("\\", "/")
         problem = _unsafe_entry(info.filename)
         mode = info.external_attr >> 16
         if problem is None and stat.S_ISLNK(mode):
             problem = "symbolic link in the zip: refusing to follow it"
-        if problem is None and info.file_size > MAX_FILE_BYTES:
-            problem = f"{info.file_size} bytes uncompressed, over the {MAX_FILE_BYTES}-byte limit"
+        if problem is None and info.file_size > budget.max_file_bytes:
+            problem = (f"{info.file_size} bytes uncompressed, over the {budget.max_file_bytes}-byte limit "
+                       "(c.Nbg.collect_max_file_bytes)")
+        if problem is None and name.lower().endswith(".ipynb") and not JUNK.search(name):
+            declared += info.file_size  # only notebooks are ever read
 
-        def read(info=info):
+        def read(info=info, name=name):
+            # zipfile stops at the declared size and then fails the CRC; the budget counts the bytes anyway.
             with zipfile.ZipFile(source) as archive, archive.open(info) as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                raise NbgError(f"over the {MAX_FILE_BYTES}-byte limit")
-            return data
+                return budget.read(handle, name)
 
-        yield info.filename.replace("\\", "/"), dt.datetime(*info.date_time), read, problem
+        entries.append((name, dt.datetime(*info.date_time), read, problem))
+    if declared > budget.max_bytes:
+        raise budget.refuse(f"its notebooks declare {declared:,} bytes uncompressed")
+    return entries
 
 
-def _entries_from_folder(source: Path):
+def _entries_from_folder(source: Path, budget: ByteBudget):
     for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
         dirnames.sort()
         for filename in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
@@ -201,9 +218,15 @@ def _entries_from_folder(source: Path):
                 yield name, None, None, "symbolic link: refusing to follow it"
                 continue
             size = path.stat().st_size
-            problem = None if size <= MAX_FILE_BYTES else f"{size} bytes, over the {MAX_FILE_BYTES}-byte limit"
+            problem = None if size <= budget.max_file_bytes else (
+                f"{size} bytes, over the {budget.max_file_bytes}-byte limit (c.Nbg.collect_max_file_bytes)")
             mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).replace(tzinfo=None)
-            yield name, mtime, path.read_bytes, problem
+
+            def read(path=path, name=name):
+                with path.open("rb") as handle:
+                    return budget.read(handle, name)
+
+            yield name, mtime, read, problem
 
 
 def _match_notebook(filename: str, notebooks) -> str | None:
@@ -232,7 +255,8 @@ def _read_existing_timestamp(folder: Path):
         return None
 
 
-def collect(course, assignment, source, pattern=None, layout=None) -> CollectReport:
+def collect(course, assignment, source, pattern=None, layout=None, max_bytes=None,
+            max_file_bytes=None) -> CollectReport:
     """Copy matching notebooks from ``source`` into ``submitted/``.
 
     Parameters
@@ -252,12 +276,23 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
     layout : str, optional
         One of :data:`LAYOUT_CHOICES` (``canvas``, ``moodle``, ``blackboard``,
         ``folder``). Without ``pattern`` or ``layout``, every LMS layout is tried.
+    max_bytes, max_file_bytes : int, optional
+        The download's and one notebook's uncompressed bytes; default ``c.Nbg.collect_max_bytes``
+        and ``c.Nbg.collect_max_file_bytes`` of the course config.
 
     Returns
     -------
     CollectReport
+
+    Raises
+    ------
+    DownloadRefused
+        The download is over a limit; nothing was written.
     """
     course = course if isinstance(course, Course) else Course(course)
+    settings = course.settings
+    budget = ByteBudget(source, settings.collect_max_bytes if max_bytes is None else max_bytes,
+                     settings.collect_max_file_bytes if max_file_bytes is None else max_file_bytes)
     if pattern is not None:
         try:
             regex = re.compile(pattern)
@@ -285,9 +320,9 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
         raise NbgError(f"unknown assignment {assignment!r}: the course has "
                        f"{', '.join(known) if known else 'no assignment in ' + str(course.source_root)}")
     if zipfile.is_zipfile(source):
-        entries, fallback_time = _entries_from_zip(source), "the zip entry's date"
+        entries, fallback_time = _entries_from_zip(source, budget), "the zip entry's date"
     elif source.is_dir():
-        entries, fallback_time = _entries_from_folder(source), "the file's modification time"
+        entries, fallback_time = _entries_from_folder(source, budget), "the file's modification time"
     else:
         raise NbgError(f"{source} is neither a folder nor a zip file: give the LMS's download (a .zip) "
                        "or the folder it was unpacked to")
@@ -297,12 +332,16 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
     names_by_student: dict = {}  # student -> the name parts of the files claiming that id
     older_by_student: dict = {}  # student -> names of the files superseded by a newer one
     not_notebooks = []  # (name, student or None)
+    refused_of: dict = {}  # student -> a rejected notebook of theirs: none of their files is collected
     for name, when, read, problem in entries:
         if JUNK.search(name):
             report.ignored.append(name)
             continue
         if problem:
             report.rejected.append((name, problem))
+            _, match = _match(name, layouts)
+            if match is not None and name.lower().endswith(".ipynb"):  # e.g. the student's newer, oversized file
+                refused_of.setdefault(match.group("student").strip(), name)
             continue
         matched_layout, match = _match(name, layouts)
         if not name.lower().endswith(".ipynb"):
@@ -346,6 +385,7 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
     by_student: dict = {}
     for (student, _), candidate in sorted(best.items()):
         by_student.setdefault(student, []).append(candidate)
+    to_stage = []
     for student, candidates in by_student.items():
         names = sorted(names_by_student.get(student, ()))
         if len(names) > 1:
@@ -357,7 +397,24 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
                        "nothing of this id is collected; check with the LMS who submitted what")
                 for name in sorted({c.name for c in candidates} | set(claimed)))
             continue
-        _write_submission(course, assignment, student, candidates, report)
+        if student in refused_of:  # collecting the rest would pass off part (or an older copy) as the whole
+            report.rejected.extend(
+                (c.name, f"{student}'s {refused_of[student]} was rejected: nothing of {student}'s submission is "
+                         "collected, so no part or older copy of it stands in for the whole") for c in candidates)
+            continue
+        to_stage.append((student, candidates))
+    staged = []  # (student, candidates, staging folder): put in place only once every one is read
+    try:
+        for student, candidates in to_stage:
+            staging = _stage_submission(course, assignment, student, candidates, report)
+            if staging is not None:
+                staged.append((student, candidates, staging))
+    except BaseException:
+        for _, _, staging in staged:
+            _discard(staging)
+        raise
+    for student, candidates, staging in staged:
+        _put_in_place(course, assignment, student, candidates, staging, report)
     for name, student in not_notebooks:
         if student is not None and student in by_student:
             report.other_files.append(name)
@@ -367,9 +424,10 @@ def collect(course, assignment, source, pattern=None, layout=None) -> CollectRep
     return report
 
 
-def _write_submission(course, assignment, student, candidates, report):
+def _stage_submission(course, assignment, student, candidates, report):
+    """A staging folder beside ``submitted/<student>/<assignment>`` holding the student's files, or
+    ``None`` (an existing submission is newer, or a file could not be read: named in the report)."""
     timestamp = max(c.timestamp for c in candidates)
-    newest = max(candidates, key=lambda c: c.order)
     final = course.submitted_dir(student, assignment)
     existing = _read_existing_timestamp(final)
     if existing is not None and existing >= timestamp:
@@ -384,11 +442,28 @@ def _write_submission(course, assignment, student, candidates, report):
     try:
         for candidate in candidates:
             (staging / f"{candidate.notebook}.ipynb").write_bytes(candidate.read())
-    except (OSError, ValueError, zipfile.BadZipFile) as error:
-        shutil.rmtree(staging)
+    except DownloadRefused:
+        _discard(staging)
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile) as error:  # BadZipFile: a CRC that does not match
+        _discard(staging)
         report.rejected.extend((c.name, f"could not be read: {error}") for c in candidates)
-        return
+        return None
     (staging / "timestamp.txt").write_text(timestamp.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+    return staging
+
+
+def _discard(staging):
+    """Remove a staging folder, and the student's folder it made if nothing else is in it."""
+    shutil.rmtree(staging, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        staging.parent.rmdir()
+
+
+def _put_in_place(course, assignment, student, candidates, staging, report):
+    timestamp = max(c.timestamp for c in candidates)
+    newest = max(candidates, key=lambda c: c.order)
+    final = course.submitted_dir(student, assignment)
     if final.exists():
         shutil.rmtree(final)
     os.replace(staging, final)

@@ -15,7 +15,7 @@ import pytest
 
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
          "--disable-extensions")
-OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND"  # no name resolves: a page that needs the network shows it
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"  # no name resolves but this machine's loopback
 
 
 def browser_tools() -> tuple:

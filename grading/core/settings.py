@@ -69,6 +69,12 @@ class Nbg(Configurable):
     review_factor = Float(3, help=(
         "a notebook that finishes but runs this many times longer than the instructor's solutions "
         "is flagged for review, with its slowest cells")).tag(config=True)
+    collect_max_bytes = Integer(2_000_000_000, help=(
+        "nbg collect: total uncompressed bytes of the notebooks read from one download (the zip's declared "
+        "sizes, and the bytes actually decompressed); a download over it is refused whole")).tag(config=True)
+    collect_max_file_bytes = Integer(50_000_000, help=(
+        "nbg collect: largest notebook read from a download (uncompressed); a larger file is rejected by "
+        "name")).tag(config=True)
     test_secret = Unicode(None, allow_none=True, help=(
         "the secret the hidden tests' per-student seeds are derived from (unset: <course>/.nbg/test_secret, "
         "created on first autograde)")).tag(config=True)

@@ -35,6 +35,7 @@ test cell cannot make them slip through.
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from pathlib import Path
@@ -365,20 +366,36 @@ def feedback_preprocessors() -> list:
             CSSHTMLHeaderPreprocessor]
 
 
+def feedback_template() -> dict:
+    """The ``HTMLExporter`` settings of the feedback page: nbgrader's page with each test cell named
+    by what it tests and the Content Security Policy first in ``<head>`` (templates/nbg_feedback).
+
+    The course's ``nbgrader_config.py`` sets them under ``c.GenerateFeedback.HTMLExporter`` (the
+    exporter of stock ``nbgrader generate_feedback`` and of the formgrader's "Generate Feedback"
+    button), not under ``c.HTMLExporter``, which the formgrader's own submission view also reads.
+    """
+    import nbgrader
+
+    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    return {
+        # The feedback runs the inert step among its own preprocessors, in their order: not also the
+        # one the course config gives the formgrader's exporter (c.HTMLExporter.preprocessors).
+        "preprocessors": [],
+        "template_name": "nbg_feedback",
+        "template_file": "nbg_index.html.j2",  # it extends nbgrader's index.html.j2
+        "extra_template_basedirs": [str(Path(__file__).parent / "templates"), str(nbgrader_templates)],
+    }
+
+
 def _feedback_config(course):
     from traitlets.config import Config
 
     config = Config()
-    config.merge(course.config)
+    config.merge(copy.deepcopy(course.config))  # merge shares sections: the settings below would change the course's
     config.GenerateFeedback.preprocessors = feedback_preprocessors()
     config.GradingNotice.grading_log_path = str(course.grading_log_path)
-    # nbgrader's page, with each test cell named by what it tests (templates/nbg_feedback).
-    import nbgrader
-
-    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
-    config.HTMLExporter.template_name = "nbg_feedback"
-    config.HTMLExporter.template_file = "nbg_index.html.j2"  # it extends nbgrader's index.html.j2
-    config.HTMLExporter.extra_template_basedirs = [str(Path(__file__).parent / "templates"), str(nbgrader_templates)]
+    for name, value in feedback_template().items():
+        setattr(config.HTMLExporter, name, value)
     # Follow the course's own hidden-test delimiters if it changed them.
     clear = course.config.get("ClearHiddenTests", {})
     if "begin_test_delimeter" in clear:

@@ -6,7 +6,8 @@ all submissions" names files: :class:`~grading.lms.layout.Layout`, used by
 ``nbg collect``) and ``rows`` (the rows of a CSV its gradebook import
 accepts, used by ``nbg export --format``; ``None`` when it has none).
 ``nbg collect --layout`` and ``nbg export --format`` take their choices from
-:data:`REGISTRY`.
+:data:`REGISTRY`. How much ``nbg collect`` reads of one download at most is
+:mod:`~grading.lms.limits`.
 
 Exports need the LMS's own student identifiers, which nbgrader does not have:
 they come from a *roster*, a CSV with one row per student. The simplest

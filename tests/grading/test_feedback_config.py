@@ -1,6 +1,7 @@
 """Every route to feedback is safe: the course's nbgrader configuration makes
 stock ``nbgrader generate_feedback`` (and the formgrader's "Generate Feedback"
-button, which calls ``NbGraderAPI.generate_feedback``) hide the hidden tests.
+button, which calls ``NbGraderAPI.generate_feedback``) hide the hidden tests, make the
+student's markup inert and put nbg's Content Security Policy first in the page's ``<head>``.
 
 The graded fixture class (graded_class.py, shared per session) gets the
 course's own ``course/nbgrader_config.py`` in front of its fixture settings;
@@ -12,6 +13,7 @@ Runtime: the shared graded class (~15 s, once per session), then ~15 s.
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +22,8 @@ import fixtures
 import pytest
 from graded_class import STUDENTS, copy_course, graded_class_root
 from test_feedback import hidden_lines, page_text
+
+from grading.core.text import CONTENT_SECURITY_POLICY
 
 COURSE_CONFIG = Path(__file__).resolve().parents[2] / "course" / "nbgrader_config.py"
 
@@ -39,6 +43,14 @@ def _run_nbgrader(root, *args):
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
+
+
+def _assert_content_security_policy(path):
+    """The policy, as nbg's own pages carry it, before anything else in <head> (a script above it would run)."""
+    head = path.read_text(encoding="utf-8").split("</head>")[0]
+    (meta,) = re.findall(r"<meta[^>]*Content-Security-Policy[^>]*>", head)
+    assert f'content="{CONTENT_SECURITY_POLICY}"' in meta
+    assert head.split("<head>", 1)[1].lstrip().startswith(meta), head[:400]
 
 
 def _assert_no_hidden_source(path):
@@ -61,6 +73,7 @@ def test_stock_nbgrader_generate_feedback_shows_no_hidden_test(course_configured
     assert len(hidden_lines()) == 6  # the check below looks for six lines: not vacuous
     for path in written:
         _assert_no_hidden_source(path)
+        _assert_content_security_policy(path)
     # What the student may see is still there: the failure message and the visible test.
     wrong = page_text(root / "feedback" / "wrong_hidden" / "ps_fixture" / "ps_fixture.html")
     assert fixtures.HIDDEN_FAILURE_MESSAGES["test_add_hidden"] in wrong
@@ -76,4 +89,5 @@ def test_formgrader_generate_feedback_button_shows_no_hidden_test(course_configu
     assert result["success"], result.get("log")
     page = root / "feedback" / "wrong_hidden" / "ps_fixture" / "ps_fixture.html"
     _assert_no_hidden_source(page)
+    _assert_content_security_policy(page)
     assert fixtures.HIDDEN_FAILURE_MESSAGES["test_add_hidden"] in page_text(page)
