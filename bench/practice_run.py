@@ -11,8 +11,10 @@ names it. Measured from the client, per assignment:
   answered 200, 429 or 503 (each with ``Retry-After``);
 * ``nbg autograde`` of the same notebook (every function, one submission, one worker), for comparison;
 
-and the service process's peak resident memory (``VmHWM``) after both loads. The machine is
-shared: the 1-minute load average is printed and stored before each of these phases.
+and the service process's peak resident memory (``VmHWM``) after both loads. Then one check per
+assignment is taken apart (:func:`profile_check`, in this process, the same grader and sandbox):
+preparing it, the kernel and the judge, each cell it ran. The machine is shared: the 1-minute load
+average is printed and stored before each of these phases.
 """
 
 from __future__ import annotations
@@ -150,6 +152,51 @@ def _autograde(root, assignment, body, echo) -> dict:
     return {"s": round(time.perf_counter() - began, 2), "scores": scores, "load_average": load}
 
 
+def profile_check(root, assignment, function, body, echo, repeats=3) -> dict:
+    """Where one check's seconds go: ``PracticeGrader.prepare`` (after the start-up's warm-up),
+    ``execute_task`` (the sandboxed kernel, the judge) split into the cells run and the rest (kernel
+    start and shutdown, the judge), ``interpret``. The median of ``repeats`` checks after a first one
+    that warms this process (the service's workers are warm too)."""
+    import dataclasses
+
+    from grading.core.course import Course
+    from grading.execution.kernel import execute_task
+    from grading.execution.limits import Limits
+    from grading.execution.sandbox import get_sandbox
+    from grading.practice.grader import PracticeGrader
+
+    load = _load()
+    echo(f"practice: {assignment}: one check taken apart (load average {load})")
+    course = Course(root)
+    limits = dataclasses.replace(Limits(**course.settings.limits()), cell_timeout=course.config.Execute.get("timeout", 30))
+    grader = PracticeGrader(course, limits, get_sandbox("bubblewrap"))
+    try:
+        began = time.perf_counter()
+        grader.warm_up()
+        warm_up_s = time.perf_counter() - began
+        rows = []
+        for attempt in range(repeats + 1):
+            began = time.perf_counter()
+            check = grader.prepare(f"profile{attempt}", assignment, assignment, body, attempt + 1, {function})
+            prepared = time.perf_counter()
+            result = execute_task(check.task)
+            executed = time.perf_counter()
+            grader.interpret(check, result)
+            rows.append({"prepare_s": prepared - began, "execute_s": executed - prepared,
+                         "cells_s": result.run_seconds, "interpret_s": time.perf_counter() - executed,
+                         "cells": {label: seconds for _, label, seconds in result.cell_seconds}})
+    finally:
+        grader.close()
+    timed = rows[1:]
+    cells = {label: statistics.median(r["cells"].get(label, 0.0) for r in timed) for label in timed[0]["cells"]}
+    return {"load_average": load, "warm_up_s": round(warm_up_s, 2), "checks": len(timed),
+            **{key: round(statistics.median(r[key] for r in timed), 2)
+               for key in ("prepare_s", "execute_s", "cells_s", "interpret_s")},
+            "kernel_and_judge_s": round(statistics.median(r["execute_s"] - r["cells_s"] for r in timed), 2),
+            "cells_run": len(cells), "slowest_cells": sorted(([k, round(v, 2)] for k, v in cells.items()),
+                                                             key=lambda kv: -kv[1])[:3]}
+
+
 def run(smoke=False, echo=print) -> dict:
     """The figures of every target (the smoke run: 01 only, 1 idle request, 2 at once, no autograde)."""
     targets = TARGETS[:1] if smoke else TARGETS
@@ -197,10 +244,27 @@ def run(smoke=False, echo=print) -> dict:
                 server.kill()
             log.close()
         for section in sections:
-            section["autograde"] = None if smoke else _autograde(root, section["assignment"],
-                                                                 bodies[section["assignment"]][0], echo)
+            body = bodies[section["assignment"]][0]
+            section["profile"] = None if smoke else profile_check(root, section["assignment"], section["function"],
+                                                                  body, echo)
+            section["autograde"] = None if smoke else _autograde(root, section["assignment"], body, echo)
     return {"targets": sections, "workers": int(workers), "target_p50_s": TARGET_P50_S, "start_s": round(start_s, 2),
             "start_load_average": start_load, "service_peak_rss_bytes": peak}
+
+
+# What the profile led to, and what it shows is left (measured by hand on 2026-11-27, load 7-11).
+PROFILE_NOTES = (
+    "What was cut after profiling: (1) a check stops after the last test cell of the functions checked "
+    "(later cells cannot change those tests' results): before, 01's check of `posterior` also ran the "
+    "notebook's four plots (`medical-plot`, `coin-plot`, `credible-band-plot`, `die-plot`: 2.8-3.4 s of "
+    "its 8.3-8.9 s in the kernel at load 8-11; after: 3.9-4.2 s); (2) `nbg serve` prepares a check of "
+    "every released notebook's source before it listens, so the first student's check no longer pays the "
+    "library rule's first import of `scipy.stats` (2.6 s of 01's first prepare). What is left is the "
+    "kernel's own work: 01's `setup` cell (numpy, matplotlib and scipy imported in the sandboxed kernel) "
+    "and the kernel's start; in 03, `convergence_plot`, a given cell before `multinomial_jll` that fits "
+    "the student's `multinomial_feature_log_prob` on 10 corpora x 6 sizes x 2 alphas, must run (it calls "
+    "the student's code and the tests come after it). A pool of pre-started sandboxed kernels would save "
+    "the kernel start and the imports; it is not built.")
 
 
 def _seconds(value) -> str:
@@ -240,4 +304,19 @@ def report_lines(section: dict, title: str, command: str) -> list:
                   f" (load average {t['autograde']['load_average']})" if t["autograde"].get("load_average") is not None
                   else "") if t.get("autograde") and t["autograde"].get("s") is not None else "not run")
                   for t in targets) + ".", ""]
+    profiled = [t for t in targets if t.get("profile")]
+    if profiled:
+        lines += ["Where one check's seconds go (`profile_check`: the service's grader and sandbox in the benchmark's "
+                  "process, the median of " + f"{profiled[0]['profile']['checks']} checks after a warm one; the cells are those run, the notebook's cells "
+                  "up to the last test cell of the function checked):", "",
+                  "| notebook | load average | prepare | kernel start, judge, shutdown | cells run | of which the slowest | "
+                  "reply | total |", "|---|---|---|---|---|---|---|---|"]
+        for t in profiled:
+            p = t["profile"]
+            slowest = ", ".join(f"`{label}` {seconds:.2f} s" for label, seconds in p["slowest_cells"])
+            total = p["prepare_s"] + p["execute_s"] + p["interpret_s"]
+            lines.append(f"| {t['assignment']} | {p['load_average']} | {p['prepare_s']:.2f} s | "
+                         f"{p['kernel_and_judge_s']:.2f} s | {p['cells_s']:.2f} s ({p['cells_run']} cells) | {slowest} | "
+                         f"{p['interpret_s']:.2f} s | {total:.2f} s |")
+        lines += ["", PROFILE_NOTES, ""]
     return lines
