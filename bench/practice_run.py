@@ -272,8 +272,6 @@ def _seconds(value) -> str:
 
 
 def report_lines(section: dict, title: str, command: str) -> list:
-    if "targets" not in section:  # stored by the first version of this benchmark (01 only)
-        section = {**section, "targets": [{**section, "autograde": {"s": section["autograde_s"], "load_average": None}}]}
     targets = section["targets"]
     rss = section.get("service_peak_rss_bytes")
     names = " and ".join(f"`{t['function']}` of `{t['assignment']}` (mistake `{t['mistake']}`)" for t in targets)
