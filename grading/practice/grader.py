@@ -6,7 +6,9 @@ deleted cells, the answer scan with the rule on ready-made libraries, the sandbo
 the judge and the diagnosis (:func:`grading.execution.kernel.execute_task`, same limits). What
 differs: nothing is written to the gradebook's grades, the autograded folder, the state or the
 grading log; the test cells of the functions not checked (over budget, or not asked for) are
-left out before the kernel starts; and the hidden tests draw fresh inputs, seeded by
+left out before the kernel starts, and so are the cells after the last test cell checked (cells
+run in order, so no later cell can change what those tests saw: a check of the first function
+does not wait for the notebook's plots); and the hidden tests draw fresh inputs, seeded by
 :func:`practice_seed` (never the final run's :func:`grading.autograde.seeds.grading_seed`).
 
 A reply names per graded function each test cell's result (not counted), its message with any
@@ -114,6 +116,21 @@ class PracticeGrader:
     def close(self):
         shutil.rmtree(self.scratch_root, ignore_errors=True)
 
+    def warm_up(self):
+        """Prepare (no kernel) a check of every released notebook's source (the instructor's
+        answers stand in for a student's) once, before the first student waits for it: the
+        gradebook's source cells, the layout, the judge's files and the library rule's imports of
+        what the answers call (scipy.stats: 2.6 s of 01's first check) are then in memory."""
+        for assignment in self.course.source_assignments():
+            for notebook_id in self.notebook_ids(assignment):
+                source = self.course.source_dir(assignment) / f"{notebook_id}.ipynb"
+                try:
+                    check = self.prepare("nbg-warm-up", assignment, notebook_id, source.read_bytes(), 0,
+                                         set(self.layout(assignment, notebook_id)["functions"]))
+                except (OSError, NbgError):
+                    continue  # not released as a file, or not gradable: each check says why
+                shutil.rmtree(check.scratch, ignore_errors=True)
+
     def notebook_ids(self, assignment) -> list:
         return self.steps.known_notebooks(assignment)
 
@@ -175,8 +192,11 @@ class PracticeGrader:
                    for test in entry["tests"]}
         deleted = deleted_cells(notebook, source_cells).get("tests", [])
         checked = {t: f for t, f in layout["tests"].items() if f in allowed}
-        # The tests of functions not checked never run: nothing of them reaches the kernel or the reply.
+        # The tests of functions not checked never run: nothing of them reaches the kernel or the reply;
+        # nor does any cell after the last test checked (it could not change their results).
         notebook.cells = [c for c in notebook.cells if not is_test_cell(c) or grade_id(c) in checked]
+        last = max((i for i, c in enumerate(notebook.cells) if is_test_cell(c)), default=len(notebook.cells) - 1)
+        del notebook.cells[last + 1:]
         scratch = Path(tempfile.mkdtemp(prefix="p", dir=self.scratch_root))
         self._copy_assignment_files(assignment, scratch)
         for name in shadowing_files(scratch):

@@ -70,9 +70,11 @@ class Service:
         self.seconds = 10.0  # recent seconds per check, for Retry-After
 
     def warm_up(self):
-        """Start every worker (imports take seconds) before the first student waits for one."""
+        """Start every worker (imports take seconds) and read the course's released notebooks
+        before the first student waits for them."""
         if not self.on_cluster:  # a cluster's workers are running already
             list(self.pool.map(_ready, range(self.options.workers)))
+        self.grader.warm_up()
 
     def retry_after(self, waiting: int) -> int:
         return max(1, math.ceil(self.seconds * (1 + waiting / max(1, self.options.workers))))
@@ -84,7 +86,7 @@ class Service:
 
 
 def _ready(_):
-    return True
+    return True  # unpickling it imported this module, and with it the executor
 
 
 class BaseHandler(tornado.web.RequestHandler):

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -76,12 +77,46 @@ def issue_tokens(root: Path, students, out: Path) -> dict:
         return {row["student"]: row["token"] for row in csv.DictReader(handle)}
 
 
-class PracticeServer:
-    """``nbg serve --port 0`` in its own process group; ``port`` once it listens."""
+def self_signed_certificate(folder: Path) -> tuple:
+    """(certificate, key) PEM files of a self-signed certificate for 127.0.0.1, made now
+    (``cryptography``); the certificate is its own CA, so a client trusts it by that file."""
+    import datetime as dt
+    import ipaddress
 
-    def __init__(self, root: Path, *args):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "nbg practice test")])
+    now = dt.datetime.now(dt.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number())
+                   .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(hours=1))
+                   .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                  critical=False)
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    folder.mkdir(parents=True, exist_ok=True)
+    cert, key_file = folder / "cert.pem", folder / "key.pem"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    key_file.chmod(0o600)
+    return cert, key_file
+
+
+class PracticeServer:
+    """``nbg serve --port 0`` in its own process group; ``port`` once it listens.
+
+    ``ca``: the CA file a client trusts when the server speaks HTTPS (``--certfile``)."""
+
+    def __init__(self, root: Path, *args, ca=None, log_name="serve.log"):
         self.root = Path(root)
-        self.log = self.root.parent / "serve.log"
+        self.ca = ca
+        self.scheme = "http"
+        self.log = self.root.parent / log_name
         handle = self.log.open("w")
         self.process = subprocess.Popen(
             ["timeout", str(SERVER_LIFETIME), str(BIN / "nbg"), "--course", str(root), "serve", "--port", "0", *args],
@@ -89,9 +124,9 @@ class PracticeServer:
         deadline = time.monotonic() + 90
         self.port = None
         while time.monotonic() < deadline and self.process.poll() is None:
-            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", self.log.read_text())
+            found = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", self.log.read_text())
             if found:
-                self.port = int(found.group(1))
+                self.scheme, self.port = found.group(1), int(found.group(2))
                 break
             time.sleep(0.2)
         if self.port is None:
@@ -100,11 +135,17 @@ class PracticeServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
+
+    def connection(self, timeout=120) -> http.client.HTTPConnection:
+        if self.scheme == "https":
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout,
+                                               context=ssl.create_default_context(cafile=self.ca))
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def request(self, method, path, body=None, token=None, headers=None, timeout=120):
         """(status, headers, parsed JSON or raw text) of one request on a new connection."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        connection = self.connection(timeout)
         try:
             sent = dict(headers or {})
             if token is not None:

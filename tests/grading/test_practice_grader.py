@@ -26,6 +26,14 @@ def grader(tmp_path_factory):
     grader.close()
 
 
+def test_the_warm_up_reads_the_course_before_the_first_check(grader):
+    """The service's start-up (``nbg serve`` warms the grader before it listens) leaves nothing behind."""
+    grader.warm_up()
+    assert (A, A) in grader._layouts and list(grader.scratch_root.iterdir()) == []
+    with grader.course.gradebook() as gradebook:
+        assert gradebook.students == []
+
+
 def test_practice_inputs_are_never_the_final_runs(grader):
     body = notebook_bytes(grader.course.root, "wrong_hidden")
     secret = course_secret(grader.course)
@@ -38,8 +46,15 @@ def test_practice_inputs_are_never_the_final_runs(grader):
 
 def test_only_the_functions_checked_reach_the_kernel_and_nothing_reaches_the_gradebook(grader):
     check = grader.prepare("alice", A, A, notebook_bytes(grader.course.root, "perfect"), 1, {"add"})
-    tests = [grade_id(c) for c in nbformat.reads(check.task["notebook_json"], as_version=4).cells if is_test_cell(c)]
+    cells = nbformat.reads(check.task["notebook_json"], as_version=4).cells
+    tests = [grade_id(c) for c in cells if is_test_cell(c)]
     assert tests == ["test_add_visible", "test_add_hidden"] and check.functions == ["add"]
+    # nothing after add's last test runs (it could not change add's results): mean's answer and heading
+    assert [grade_id(c) for c in cells] == ["intro", "add_solution", "test_add_visible", "test_add_hidden"]
+    later = nbformat.reads(grader.prepare("alice", A, A, notebook_bytes(grader.course.root, "perfect"), 1,
+                                          {"mean"}).task["notebook_json"], as_version=4).cells
+    assert [grade_id(c) for c in later] == ["intro", "add_solution", "mean_intro", "mean_solution",
+                                            "test_mean_visible", "test_mean_hidden"]
     assert check.hidden == {"test_add_hidden", "test_mean_hidden"}
     assert any("_hidden_negative_case" in s for s in check.secrets)  # removed from any message that quotes it
     with grader.course.gradebook() as gradebook:

@@ -2,12 +2,16 @@
 
 One server (started once for the module, as a user would: ``nbg --course C serve``) checks the
 small fixture class (:mod:`tests.grading.practice_server`); every check runs a real kernel and the
-judge, a few seconds each, so the tests send as few as they can. The budget is 3 checks per
-function and hour, 2 workers and a queue of 2, a body must arrive within 3 s.
+judge, a few seconds each, so the tests send as few as they can and assert all they can on each
+reply. The budget is 2 checks per function and hour, 2 workers and a queue of 2, a body must
+arrive within 3 s. The HTTPS and Dask test starts a second server on the same course (its own
+certificate, its own Dask scheduler and worker); the JupyterLab test runs the student's
+JupyterLab from the hand-out's environment (the kit's wheel, tests/student_env.py).
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -15,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,12 +29,12 @@ from grading.core.course import Course
 from grading.core.practice_log import read_attempts
 from tests.grading.fixtures import FIXTURE_ASSIGNMENT, HIDDEN_FAILURE_MESSAGES, HIDDEN_SOURCE_SNIPPETS
 from tests.grading.practice_server import (WORDS, PracticeServer, issue_tokens, nbg, notebook_bytes, notebook_with_add,
-                                           practice_course)
+                                           practice_course, self_signed_certificate)
 
 pytestmark = pytest.mark.slow
 
-BUDGET = 3
-STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", "hal", *(f"load{i}" for i in range(10))]
+BUDGET = 2
+STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", "hal", "ivy", *(f"load{i}" for i in range(10))]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +113,7 @@ def test_the_budget_is_enforced_exactly_and_refusals_cost_nothing(served):
         status, _, reply = server.check(tokens["dave"], body, "?function=mean")
         assert status == 200, reply
         left.append(_function(reply, "mean")["checks_left"])
-    assert left == [2, 1, 0] and [f["function"] for f in reply["functions"]] == ["mean"]
+    assert left == [1, 0] and [f["function"] for f in reply["functions"]] == ["mean"]
     status, headers, reply = server.check(tokens["dave"], body, "?function=mean")
     assert status == 429 and int(headers["Retry-After"]) > 3500 and reply["checks_left"] == {"mean": 0}
     # asking for both functions checks only the one with checks left, and says so
@@ -266,28 +271,94 @@ def test_the_student_kit_sends_from_a_terminal_and_from_a_notebook(served, tmp_p
     notebook.write_bytes(notebook_bytes(root, "perfect"))
     os.environ.pop("NBKIT_PRACTICE_TOKEN", None)
     html = send(str(notebook), server=server.url, token=tokens["frank"], functions=["add"]).data
-    assert 'data-function="add" data-passed="true"' in html and "1 check(s) left" in html
+    assert 'data-function="add" data-passed="true"' in html and "0 check(s) left" in html
 
 
 
-SCREENSHOT = "/tmp/practice-browser-jupyterlab.png"
+def _scheduler_tasks(address) -> int:
+    from distributed import Client
+
+    with Client(address, timeout=30, set_as_default=False) as client:
+        return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
 
 
-def _jupyterlab(folder, env):
-    """JupyterLab of this environment on 127.0.0.1, serving ``folder``; (process, url, token)."""
-    import secrets
+def test_over_https_a_check_runs_on_the_dask_cluster(served, tmp_path):
+    """``nbg serve --certfile --keyfile --scheduler``: a second server on the module's course, with a
+    certificate made here for 127.0.0.1, running its checks on real Dask processes (a scheduler and
+    one worker, tests/grading/servers.py). One server for both: each start costs seconds."""
+    import ssl
+    import urllib.error
     import urllib.request
+
+    from tests.grading import servers
+
+    _, tokens, root = served
+    cert, key = self_signed_certificate(tmp_path / "tls")
+    with servers.dask_processes(tmp_path / "dask") as dask:
+        dask.start_worker("w1")
+        dask.wait_for_workers(1)
+        before = _scheduler_tasks(dask.address)
+        server = PracticeServer(root, "--scheduler", dask.address, "--certfile", str(cert), "--keyfile", str(key),
+                                ca=str(cert), log_name="serve-https.log")
+        try:
+            assert server.url.startswith("https://127.0.0.1:")
+            status, _, health = server.request("GET", "/health")  # over HTTPS, trusting the certificate
+            assert (status, health) == (200, {"ok": True})
+            with pytest.raises(urllib.error.URLError) as refused:  # without it the client refuses the server
+                urllib.request.urlopen(f"{server.url}/health", timeout=30)
+            assert isinstance(refused.value.reason, ssl.SSLCertVerificationError)
+            plain = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            try:  # plain HTTP to the TLS port gets no HTTP answer: the handshake fails, the server hangs up
+                with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError, http.client.BadStatusLine)):
+                    plain.request("GET", "/health")
+                    plain.getresponse()
+            finally:
+                plain.close()
+            status, _, reply = server.check(tokens["ivy"], notebook_bytes(root, "wrong_hidden"), "?function=add")
+        finally:
+            server.stop()
+        assert status == 200, reply
+        add = reply["functions"][0]
+        assert add["function"] == "add" and add["passed"] is False
+        assert any(WORDS in cell["diagnosis"] for cell in add["cells"]), add
+        assert _scheduler_tasks(dask.address) > before, dask.logs()
+    assert [(a.function, a.passed, a.mistakes) for a in _attempts(root, "ivy")] == [("add", False, ("absolute_values",))]
+
+
+def _student_venv(folder):
+    """The hand-out's environment: the kit's wheel as ``nbg release`` hands it out
+    (grading.release.handout), installed in a fresh venv beside the public libraries
+    (tests/student_env.py; about 2 s). Built here rather than shared with
+    tests/notebooks/test_handout_browser.py: living there, this test would need a second
+    practice course and server, which take ten times as long to start."""
+    from grading.release.handout import build_handout
+    from tests.student_env import make_student_venv
+
+    (wheel,) = build_handout(folder / "release", [FIXTURE_ASSIGNMENT]).glob("*.whl")
+    return make_student_venv(wheel, folder / "venv")
+
+
+def _jupyterlab(folder, venv, env):
+    """JupyterLab of the student's environment ``venv`` on 127.0.0.1, serving ``folder``;
+    (process, url, token). Its page assets are those of this installation (as in
+    tests/notebooks/test_handout_browser.py): the student venv has no share/jupyter/lab."""
+    import secrets
+    import sysconfig
+    import urllib.request
+
+    from tests.student_env import clean_env, student_python
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     token = secrets.token_hex(16)
     home = folder.parent / "jupyter"
-    env = {**os.environ, **env, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+    env = {**clean_env(venv), **env, "JUPYTERLAB_DIR": str(Path(sysconfig.get_paths()["data"]) / "share" / "jupyter" / "lab"),
+           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
     process = subprocess.Popen(
-        ["timeout", "300", sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        ["timeout", "300", str(student_python(venv)), "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
          "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *(["--allow-root"] if os.geteuid() == 0 else [])],
@@ -334,8 +405,9 @@ def _run_all_and_read_the_reply(browser, url, token, path):
 
 
 def test_in_jupyterlab_a_student_sees_the_mistake_then_the_pass(served, tmp_path):
-    """The student's JupyterLab in headless Chromium: the notebook's last cell is
-    ``nbkit.practice.send(...)``; Run All Cells shows the reply in the page (checked in the DOM)."""
+    """The student's JupyterLab, from the hand-out's environment, in headless Chromium: the
+    notebook's last cell is ``nbkit.practice.send(...)``; Run All Cells shows the reply in the page
+    (checked in the DOM; screenshots of both replies in the test's tmp_path)."""
 
     from selenium.webdriver.common.by import By
 
@@ -343,26 +415,37 @@ def test_in_jupyterlab_a_student_sees_the_mistake_then_the_pass(served, tmp_path
 
     server, tokens, root = served
     browser_tools()  # before JupyterLab starts: fails saying what to install
+    venv = _student_venv(tmp_path / "handout")
     folder = tmp_path / "student"
     for sub, kind in (("first", "wrong_hidden"), ("fixed", "perfect")):
         notebook = nbformat.reads(notebook_bytes(root, kind).decode(), as_version=4)
-        notebook.cells.append(nbformat.v4.new_code_cell(f"import nbkit.practice\nnbkit.practice.send(assignment='{FIXTURE_ASSIGNMENT}')"))
+        notebook.cells.append(nbformat.v4.new_code_cell(
+            f"import sys\nimport nbkit.practice\nprint('kernel of', sys.prefix)\n"
+            f"nbkit.practice.send(assignment='{FIXTURE_ASSIGNMENT}')"))
         (folder / sub).mkdir(parents=True)
         nbformat.write(notebook, str(folder / sub / f"{FIXTURE_ASSIGNMENT}.ipynb"))
-    lab, url, token = _jupyterlab(folder, {"NBKIT_PRACTICE_SERVER": server.url, "NBKIT_PRACTICE_TOKEN": tokens["gina"]})
+    lab, url, token = _jupyterlab(folder, venv, {"NBKIT_PRACTICE_SERVER": server.url,
+                                                 "NBKIT_PRACTICE_TOKEN": tokens["gina"]})
+    shots = {name: tmp_path / f"practice-{name}.png" for name in ("mistake", "pass")}
     try:
         with headless_chromium() as browser:
             reply = _run_all_and_read_the_reply(browser, url, token, f"first/{FIXTURE_ASSIGNMENT}.ipynb")
+            page = browser.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden)").text
+            assert f"kernel of {venv}" in page  # the kernel is the hand-out environment's Python
             add = reply.find_element(By.CSS_SELECTOR, '[data-function="add"]')
             assert add.get_attribute("data-passed") == "false" and WORDS in add.text, reply.text
             assert "Read again: Fixture assignment" in add.text
             browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
-            browser.save_screenshot(SCREENSHOT)
+            browser.save_screenshot(str(shots["mistake"]))
             reply = _run_all_and_read_the_reply(browser, url, token, f"fixed/{FIXTURE_ASSIGNMENT}.ipynb")
             passed = {e.get_attribute("data-function"): e.get_attribute("data-passed")
                       for e in reply.find_elements(By.CSS_SELECTOR, "[data-function]")}
             assert passed == {"add": "true", "mean": "true"}, reply.text
+            assert WORDS not in reply.text
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
+            browser.save_screenshot(str(shots["pass"]))
     finally:
         _stop_group(lab)
+    assert all(path.read_bytes().startswith(b"\x89PNG") for path in shots.values())
     assert [(a.function, a.passed) for a in _attempts(root, "gina")] == [
         ("add", False), ("mean", True), ("add", True), ("mean", True)]
