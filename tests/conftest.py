@@ -65,8 +65,9 @@ MODULE_GROUPS = {
     "tests/notebooks/test_autograde_roundtrip.py": "notebooks_course",
     "tests/notebooks/test_release.py": "notebooks_course",
     **{f"tests/grading/{name}.py": "graded_class" for name in (
-        "test_autograde", "test_export", "test_feedback", "test_feedback_config", "test_instructor_view",
-        "test_late", "test_lms", "test_pages_browser", "test_pages_inert", "test_report", "test_status")},
+        "test_autograde", "test_export", "test_feedback", "test_feedback_config", "test_formgrader_inert",
+        "test_instructor_view", "test_late", "test_lms", "test_pages_browser", "test_pages_inert", "test_report",
+        "test_status")},
 }
 LONGEST_FIRST = (
     "course_class",
