@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -48,7 +47,7 @@ from grading.execution.frames import CallbackStuck, JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
 from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
-from grading.execution.process import limit_own_memory
+from grading.execution.process import environment_variable, limit_own_memory
 from grading.execution.results import ExecutionResult
 from grading.execution.sandbox import get_sandbox
 
@@ -456,13 +455,14 @@ def execute_notebook(
         km = get_sandbox(sandbox).kernel_manager(scratch_dir, limits=limits, kernel_name=kernel_name,
                                                  matplotlib_cache=matplotlib_cache)
         km.client_factory = bounded_client_class(max_message_bytes(limits))  # before nbclient connects
-        # Student code can ask whether it runs under the autograder, as with nbgrader.
-        os.environ["NBGRADER_EXECUTION"] = "autograde"
-        resources = {"metadata": {"path": str(scratch_dir)}}
-        try:
-            notebook, _, status, reason, failed = executor.preprocess(notebook, resources, km=km)
-        finally:
-            _shutdown(km)
+        # Student code can ask whether it runs under the autograder, as with nbgrader: set while the
+        # kernel starts, not left to an inline run's caller (its later subprocesses would inherit it).
+        with environment_variable("NBGRADER_EXECUTION", "autograde"):
+            try:
+                notebook, _, status, reason, failed = executor.preprocess(notebook, {"metadata": {"path": str(scratch_dir)}},
+                                                                          km=km)
+            finally:
+                _shutdown(km)
     except Exception as error:  # the grader's own failure: report it, do not crash the pool
         return ExecutionResult(
             nbformat.writes(notebook), Status.ERROR, clean_text(f"{type(error).__name__}: {error}"),

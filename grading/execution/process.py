@@ -84,3 +84,17 @@ def own_memory_limit_kept():
                 resource.setrlimit(resource.RLIMIT_DATA, before)
             except (ValueError, OSError):
                 pass
+
+
+@contextlib.contextmanager
+def environment_variable(name: str, value: str):
+    """``os.environ[name] = value`` inside the block, as it was after it (set or not)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before

@@ -388,3 +388,19 @@ def test_an_inline_run_gives_its_caller_the_memory_limit_back():
     runner.shutdown()
     assert results["one"].reason == str(wanted)  # the limit held inside the task
     assert resource.getrlimit(resource.RLIMIT_DATA) == before
+
+
+def test_an_inline_run_leaves_no_grader_variable_to_its_caller(tmp_path, monkeypatch):
+    """The kernel is told it runs under the autograder (NBGRADER_EXECUTION, as nbgrader does);
+    the caller is not: a variable left set made a later subprocess of the caller (the student
+    kit's practice call in a JupyterLab started afterwards) believe it ran under the grader."""
+    import os
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os\nprint(os.environ.get('NBGRADER_EXECUTION'))")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    result = execute_notebook(nbformat.writes(notebook), tmp_path, limits=Limits(cell_timeout=30), sandbox="none")
+    outputs = nbformat.reads(result.notebook_json, 4).cells[0].outputs
+    assert outputs[0].text.strip() == "autograde"  # the kernel was told
+    assert "NBGRADER_EXECUTION" not in os.environ  # its caller was not

@@ -32,3 +32,16 @@ def test_the_bubblewrap_judge_is_wrapped_with_an_empty_environment(tmp_path):
         assert uid is not None and uid != 0 and tmp_path.stat().st_uid == uid
     else:
         assert uid is None
+
+
+def test_a_scratch_folder_too_long_for_the_kernels_sockets_is_a_clear_error(tmp_path):
+    """The sandboxed kernel talks over unix sockets in its scratch folder, whose paths Linux caps
+    at 107 bytes: a longer folder is refused up front, saying what to change (ZMQ's own error,
+    'File name too long', came only once the kernel had started)."""
+    from grading.execution.sandbox.bubblewrap import make_kernel_manager
+
+    deep = tmp_path / ("x" * (120 - len(str(tmp_path))))
+    deep.mkdir()
+    with pytest.raises(NbgError, match="too long a path for the kernel's sockets.*shorter path"):
+        make_kernel_manager(deep, limits=Limits(), sandboxed=True)
+    assert not any(deep.iterdir())  # nothing was prepared in it

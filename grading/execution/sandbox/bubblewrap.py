@@ -402,6 +402,9 @@ def make_kernel_manager(scratch_dir, *, limits: Limits, sandboxed: bool, kernel_
         from jupyter_client.manager import AsyncKernelManager
 
         return AsyncKernelManager(kernel_name=kernel_name)
+    if len(os.fsencode(scratch / ".kernel-99999")) > UNIX_SOCKET_PATH_MAX:
+        raise NbgError(f"the scratch folder {scratch} is too long a path for the kernel's sockets (a unix socket's "
+                       f"path has at most {UNIX_SOCKET_PATH_MAX} bytes): use a scratch folder with a shorter path")
     _seed_matplotlib_cache(scratch, matplotlib_cache)
     uid = prepare_scratch(scratch)
     manager = _sandboxed_manager_class()(
@@ -414,6 +417,7 @@ def make_kernel_manager(scratch_dir, *, limits: Limits, sandboxed: bool, kernel_
     return manager
 
 
+UNIX_SOCKET_PATH_MAX = 107  # bytes of sun_path on Linux, less its final NUL
 JUDGE_UID_OFFSET = 1_000_000  # the judge runs as another uid than the kernel of the same worker
 JUDGE_PACKAGES = ("nbkit", "nbcore", "grading")
 
