@@ -33,7 +33,7 @@ for _name, _value in feedback_template().items():
     setattr(c.GenerateFeedback.HTMLExporter, _name, _value)
 # The formgrader's submission view renders the autograded notebook with c.HTMLExporter's settings,
 # and would run any script a student's output or markdown holds: the feedback's inert step there too
-# (outputs keep text and images, markdown's HTML is shown as text; README, Security).
+# (outputs keep text and images, markdown's HTML is shown as text; docs/security.md).
 c.HTMLExporter.preprocessors = ["grading.plugins.InertStudentContent"]
 c.GradingNotice.grading_log_path = os.path.join(c.CourseDirectory.root, "grading_log.jsonl")
 

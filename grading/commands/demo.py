@@ -66,13 +66,13 @@ def print_summary(result: DemoResult, echo=print) -> None:
 
 
 def what_next(result: DemoResult) -> list:
-    """What to look at in the demo, then how to start a course of one's own (the README's "Running a term")."""
+    """What to look at in the demo, then how to start a course of one's own (docs/instructor.md, "Running a term")."""
     root = result.course_root
     return [
         "What next:",
         f"  look:   open {result.report}; read a feedback page under {root / 'feedback'};",
         f"          nbg --course {root} status   (who needs attention, and why)",
-        "  a term of your own (README, \"Running a term\"), with this checkout's tools on PATH",
+        "  a term of your own (docs/instructor.md, \"Running a term\"), with this checkout's tools on PATH",
         "  (export PATH=\"$PWD/.venv/bin:$PATH\"), in a folder outside the repository:",
         "          mkdir -p ~/teaching/ml101 && cp -r course/source course/mistakes course/nbgrader_config.py ~/teaching/ml101/",
         "          cd ~/teaching/ml101 && nbgrader db assignment add 01_bayes_mle_map --duedate \"2026-10-01 23:59 UTC\"",

@@ -1,4 +1,4 @@
-"""A term's round trip as the README's "Running a term" tells it, through the ``nbg`` command line.
+"""A term's round trip as docs/instructor.md's "Running a term" tells it, through the ``nbg`` command line.
 
 A course folder of its own with two assignments (one not yet handed in); a Canvas
 download (``LATE_``, a ``-1`` resubmission, a truncated notebook); ``collect``, ``autograde``
