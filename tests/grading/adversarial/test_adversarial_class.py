@@ -81,10 +81,16 @@ def test_case_gets_its_score_status_and_reason(graded_class, student):
         assert any(w.lower() in record.reason.lower() for w in words.split("|")), (case.what, record.reason)
     if case.status == "ok":
         return
-    # The reason reaches the instructor's report and the student's feedback.
+    # The reason reaches the instructor's report and the student's feedback; the feedback leaves
+    # out what is for the instructor only (a notebook graded again alone, on a loaded machine,
+    # says so first in its reason: seen for output_flood when the suite ran on two workers).
     assert record.reason in report, student
-    if student not in NO_FEEDBACK:
-        assert " ".join(record.reason.split()[:6]) in " ".join(_feedback_text(course, student).split()), student
+    if student not in NO_FEEDBACK and record.reason:  # "ok|blocked" cases may end ok, with no reason
+        from grading.feedback import for_the_student
+
+        shown = " ".join(_feedback_text(course, student).split())
+        assert " ".join(for_the_student(record.reason).split()[:6]) in shown, student
+        assert not record.graded_alone or "graded again alone" not in shown, student
 
 
 def test_the_correct_student_is_graded_normally(graded_class):
