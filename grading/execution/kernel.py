@@ -12,7 +12,8 @@ with four differences that matter when grading hundreds of submissions:
   the kernel, so an output flood cannot exhaust the grader's memory;
 * a cell that times out is interrupted; a kernel that then does not answer
   within :data:`INTERRUPT_GRACE` seconds (student code that ignores SIGINT)
-  is killed, so no notebook runs unbounded;
+  is killed, so no notebook runs unbounded (an interrupt reaches only the
+  notebook's code: :mod:`grading.execution.interrupt_guard`);
 * the kernel comes from a sandbox backend (:mod:`grading.execution.sandbox`), in a
   scratch directory, and nothing here touches the gradebook.
 
@@ -44,6 +45,7 @@ from grading.core.text import clean_text
 from grading.execution.channels import bounded_client_class, max_message_bytes, watch_channels
 from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import CallbackStuck, JudgeProtocolError
+from grading.execution.interrupt_guard import install_interrupt_guard
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
 from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays
@@ -71,9 +73,6 @@ def _output_size(msg) -> int:
     if data is not None:
         return sum(len(value) if isinstance(value, str) else len(json.dumps(value)) for value in data.values())
     return len(json.dumps(content, default=str))
-
-
-_cell_label = cell_label
 
 
 def _error_output(ename, evalue):
@@ -161,6 +160,7 @@ class GradingExecutor(Execute):
         with self.setup_kernel(cleanup_kc=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             info_msg = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            install_interrupt_guard(self)  # a late interrupt must not stop the kernel's own machinery
             self._channel_watch = watch_channels(self, self.kc)  # a kernel whose message ZMQ refused is stopped
             if self.judge is not None:
                 self.bridge = KernelBridge(self, call_timeout=self.timeout or 30,
@@ -193,21 +193,21 @@ class GradingExecutor(Execute):
                     try:
                         ended = self._run_cell(cell, index, resources)
                     finally:
-                        self.cell_seconds.append([index, _cell_label(cell, index),
+                        self.cell_seconds.append([index, cell_label(cell, index),
                                                   round(time.monotonic() - cell_started, 3)])
                     if ended:
                         return ended
                     if self.watch is not None:
-                        self.watch.sample(self._kernel_pid(), _cell_label(cell, index),
+                        self.watch.sample(self._kernel_pid(), cell_label(cell, index),
                                           [o.get("ename", "") for o in cell.get("outputs", [])
                                            if o.get("output_type") == "error"])
                     if self._timed_out(cell) and self.timeout < (self.cell_timeout or float("inf")):
-                        reason = f"{self._budget_reason()} (stopped during {_cell_label(cell, index)})"
+                        reason = f"{self._budget_reason()} (stopped during {cell_label(cell, index)})"
                         self._mark_not_executed(index, reason)
                         return self.nb, self.resources, Status.TIMEOUT, reason, index
                     if status == Status.OK and self._timed_out(cell):
                         status = Status.TIMEOUT
-                        reason = f"{_cell_label(cell, index)} timed out after {self.timeout} s"
+                        reason = f"{cell_label(cell, index)} timed out after {self.timeout} s"
                         failed = index
             finally:
                 self.run_seconds = time.monotonic() - started
@@ -246,7 +246,7 @@ class GradingExecutor(Execute):
         if self._timed_out(cell) and not self._answers_within(INTERRUPT_GRACE):
             if not self._kernel_alive():  # it died meanwhile (e.g. os._exit under load)
                 return self._after_death(cell, index)
-            reason = (f"{_cell_label(cell, index)} timed out after {self.timeout} s and its "
+            reason = (f"{cell_label(cell, index)} timed out after {self.timeout} s and its "
                       f"kernel did not stop when interrupted, so the grader stopped it")
             self._kill_kernel()
             self._mark_not_executed(index, reason)
@@ -304,7 +304,7 @@ class GradingExecutor(Execute):
         Returns the ``preprocess`` result when the kernel died meanwhile, else None.
         Raises GraderFailure when the judge itself fails.
         """
-        label = _cell_label(cell, index)
+        label = cell_label(cell, index)
         try:
             self.judge.wait_ready()  # its start-up (imports) is not the student's time
             self.bridge.start_cell(time.monotonic() + (self.timeout or 30))
@@ -352,7 +352,7 @@ class GradingExecutor(Execute):
         else:
             exit_info = self._exit_description()
             why = "the kernel died" + (f" ({exit_info})" if exit_info else "")
-        reason = f"{why} while running {_cell_label(cell, index)}"
+        reason = f"{why} while running {cell_label(cell, index)}"
         cell.outputs.append(_error_output("KernelDied", reason))
         self._mark_not_executed(index, reason)
         return self.nb, self.resources, Status.KERNEL_DIED, reason, index
