@@ -195,6 +195,11 @@ c.Execute.timeout = {CELL_TIMEOUT}
 """
 
 
+def file_tree(root) -> list[str]:
+    """Every path below ``root``, relative and sorted (what a refused command must leave as it was)."""
+    return sorted(str(p.relative_to(root)) for p in Path(root).rglob("*"))
+
+
 def write_course(root, *, assignment=FIXTURE_ASSIGNMENT, duedate=DUEDATE) -> Path:
     """Create a course root holding the fixture assignment's source and config.
 

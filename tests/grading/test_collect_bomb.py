@@ -67,10 +67,6 @@ def lie_about_size(path, name, declared):
     return path
 
 
-def tree(root):
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-
-
 @pytest.fixture
 def course(tmp_path):
     fixtures.write_course(tmp_path / "course")
@@ -100,11 +96,11 @@ def test_a_zip_bomb_is_refused_whole_and_nothing_is_written(course, tmp_path, ca
     message = str(refused.value)
     assert str(source) in message and "50,000,000" in message and "c.Nbg.collect_max_bytes" in message
     assert "nothing was collected" in message
-    assert not course.submitted_root.exists() or tree(course.submitted_root) == []
+    assert not course.submitted_root.exists() or fixtures.file_tree(course.submitted_root) == []
     code = main(["--course", str(course.root), "collect", NB, str(source)])
     err = capsys.readouterr().err
     assert code == 1 and "c.Nbg.collect_max_bytes" in err and "bomb.zip" in err
-    assert not course.submitted_root.exists() or tree(course.submitted_root) == []
+    assert not course.submitted_root.exists() or fixtures.file_tree(course.submitted_root) == []
     # The same download under the default limit is collected: the limit, not the archive, refused it.
     report = collect(course, NB, source)
     assert sorted(s for s, _, _ in report.collected) == ["0", "1", "2", "6"]

@@ -39,10 +39,6 @@ def make_zip(path, entries):
     return path
 
 
-def tree(root):
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-
-
 @pytest.fixture
 def course(tmp_path):
     fixtures.write_course(tmp_path / "course")
@@ -82,7 +78,7 @@ def test_unsafe_entries_are_refused_by_name_and_nothing_lands_outside(course, tm
         (blackboard("Fine, Fay", "6", T1), notebook_bytes("perfect")),
     ]
     source = make_zip(tmp_path / "download.zip", entries)
-    outside_before = tree(tmp_path.parent)
+    outside_before = fixtures.file_tree(tmp_path.parent)
     report = collect(course, NB, source)
     assert [s for s, _, _ in report.collected] == ["6"]
     reasons = dict(report.rejected)
@@ -92,7 +88,7 @@ def test_unsafe_entries_are_refused_by_name_and_nothing_lands_outside(course, tm
     assert f"over the limit of {MAX_DEPTH}" in reasons[deep]
     assert "byte limit" in reasons[blackboard("Bomb, Bo", "5", T1)]
     assert report.needs_attention and "REJECTED (5)" in report.format()
-    new = set(tree(tmp_path.parent)) - set(outside_before)
+    new = set(fixtures.file_tree(tmp_path.parent)) - set(outside_before)
     submitted = f"{tmp_path.name}/course/submitted"
     assert all(p == submitted or p.startswith(submitted + "/6") for p in new), new
 

@@ -41,6 +41,7 @@ import pytest
 from graded_class import copy_course, graded_class_root
 
 from tests.chromium import headless_chromium
+from tests.hostile_markup import HTML_OUTPUT, MARKDOWN, OUTPUTS
 
 COURSE_CONFIG = Path(__file__).resolve().parents[2] / "course" / "nbgrader_config.py"
 INERT_LINE = 'c.HTMLExporter.preprocessors = ["grading.plugins.InertStudentContent"]\n'
@@ -51,22 +52,6 @@ SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_e
                      "nbgrader.server_extensions.assignment_list", "nbgrader.server_extensions.course_list",
                      "jupyterlab", "jupyter_lsp", "notebook", "notebook_shim", "jupyter_server_terminals")
 
-MARKDOWN = ("My answer: <script>window.__pwned='markdown';document.title='PWNED'</script> and "
-            "<img src=x onerror=\"window.__pwned='markdown-img';document.title='PWNED'\"> and "
-            "[click](javascript:window.__pwned='link')")
-HTML_OUTPUT = "<img src=x onerror=\"window.__pwned='html-output';document.title='PWNED'\"><b>bold</b>"
-OUTPUTS = [
-    nbformat.v4.new_output("display_data", data={"text/html": HTML_OUTPUT}),
-    nbformat.v4.new_output("display_data", data={"text/html": "<script>window.__pwned='html-script'</script>"}),
-    nbformat.v4.new_output("display_data", data={"application/javascript": "window.__pwned='js-output'",
-                                                 "text/plain": "<IPython.core.display.Javascript object>"}),
-    nbformat.v4.new_output("display_data", data={
-        "image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' onload=\"window.__pwned='svg'\"></svg>"}),
-    nbformat.v4.new_output("display_data", data={"text/markdown": "<img src=x onerror=\"window.__pwned='md-out'\">"}),
-    nbformat.v4.new_output("stream", name="stdout", text="<script>window.__pwned='stream'</script>\n"),
-    nbformat.v4.new_output("error", ename="ValueError", evalue="<img src=x onerror=\"window.__pwned='error'\">",
-                           traceback=["ValueError: <img src=x onerror=\"window.__pwned='traceback'\">"]),
-]
 # What nbg writes for a failed test cell: the judge's message (here carrying the student's text), the
 # diagnosis's words after it, and one traceback line (grading/execution/kernel.py).
 TEST_MESSAGE = ("add(-1, 2) returned <script>window.__pwned='test-message'</script>\n\n"

@@ -24,6 +24,7 @@ import nbformat
 import pytest
 
 from tests.chromium import headless_chromium
+from tests.hostile_markup import HTML_OUTPUT, MARKDOWN, OUTPUTS
 from graded_class import copy_course, graded_class_root
 
 from grading import Course
@@ -45,22 +46,6 @@ def mean(values):
         raise ValueError("mean of nothing")
     return total / count
 '''
-MARKDOWN = ("My answer: <script>window.__pwned='markdown';document.title='PWNED'</script> and "
-            "<img src=x onerror=\"window.__pwned='markdown-img'\"> and "
-            "[click](javascript:window.__pwned='link') and "
-            "$\\text{<script>window.__pwned='math'</script>}$")
-HTML_OUTPUT = "<script>window.__pwned='html-output';document.title='PWNED'</script><b>bold</b>"
-OUTPUTS = [
-    nbformat.v4.new_output("display_data", data={"text/html": HTML_OUTPUT}),
-    nbformat.v4.new_output("display_data", data={"application/javascript": "window.__pwned='js-output'",
-                                                 "text/plain": "<IPython.core.display.Javascript object>"}),
-    nbformat.v4.new_output("display_data", data={
-        "image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' onload=\"window.__pwned='svg'\"></svg>"}),
-    nbformat.v4.new_output("display_data", data={"text/markdown": "<img src=x onerror=\"window.__pwned='md-out'\">"}),
-    nbformat.v4.new_output("stream", name="stdout", text="<script>window.__pwned='stream'</script>\n"),
-    nbformat.v4.new_output("error", ename="ValueError", evalue="<img src=x onerror=\"window.__pwned='error'\">",
-                           traceback=["ValueError: <img src=x onerror=\"window.__pwned='traceback'\">"]),
-]
 
 
 @pytest.fixture(scope="module")
