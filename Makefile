@@ -6,18 +6,27 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help venv sandbox browser postgres lint test test-fast nbval demo execute release bench clean
+.PHONY: help instructor venv sandbox browser postgres lint test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml
+BASE_STAMP := $(VENV)/.installed-base-stamp
+
+# The instructor's install: the project and what grading needs, no test tools.
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(BASE_STAMP)
+
+$(STAMP): $(BASE_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-venv: $(STAMP)  ## create .venv and install the project with its dev extra
+instructor: $(BASE_STAMP)  ## create .venv and install the project alone (nbg and the course's libraries, no test tools)
+
+venv: $(STAMP)  ## create .venv and install the project with its dev extra (the test tools)
 
 # Autograding runs student code in bubblewrap; install it where apt-get can
 # (as root, or with sudo). Elsewhere grading says how to install it.
@@ -59,14 +68,14 @@ test-fast: $(STAMP)  ## the tests not marked slow
 nbval: $(STAMP)  ## re-execute the source notebooks and compare with their stored outputs
 	$(BIN)/pytest $(NBVAL)
 
-demo: $(STAMP) sandbox  ## build the release, grade the bundled demo class, write feedback and a report
+demo: $(BASE_STAMP) sandbox  ## build the release, grade the bundled demo class, write feedback and a report
 	$(BIN)/nbg demo --out demo-output
 
-execute: $(STAMP)  ## re-execute every source notebook in place (commit the result)
+execute: $(BASE_STAMP)  ## re-execute every source notebook in place (commit the result)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.record_timing=False course/source/*/*.ipynb
 
-release: $(STAMP)  ## build the student release, the student hand-out (kit wheel, environment files) and their zips
+release: $(BASE_STAMP)  ## build the student release, the student hand-out (kit wheel, environment files) and their zips
 	$(BIN)/nbg --course course release
 
 bench: $(STAMP)  ## run the benchmarks and write BENCHMARKS.md

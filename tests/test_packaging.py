@@ -59,3 +59,28 @@ def test_python_lower_bounds_agree():
 def test_ci_runs_make_test():
     ci = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^make test$", ci, re.M), ".ci/run must call `make test`"
+
+
+# The dev extra's packages, by the module names they install: the test tools.
+DEV_ONLY_MODULES = {"pytest", "_pytest", "xdist", "pytest_timeout", "nbval", "hypothesis", "yaml", "selenium",
+                    "tomli", "ruff"}
+
+
+def test_the_instructors_install_needs_no_test_tool():
+    """`make demo` installs the project without the dev extra: no module of the three packages
+    imports a test tool."""
+    import ast
+
+    found = []
+    for package in ("grading", "nbcore", "nbkit"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                         else [])
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} {name}" for name in names
+                          if name.split(".")[0] in DEV_ONLY_MODULES]
+    assert found == [], found
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^demo: \$\(BASE_STAMP\)", makefile, re.M), "make demo must not install the dev extra"
+    assert re.search(r"^\t\$\(BIN\)/python -m pip install --quiet -e \.$", makefile, re.M)
