@@ -9,6 +9,7 @@ become a field of the protocol; everything it sends is counted in bytes.
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from pathlib import Path
@@ -65,6 +66,17 @@ def bridge_setup_code(max_answer_bytes: int) -> str:
         "__nbg_setup__()\n"
         "del __nbg_setup__\n"
     )
+
+
+def interrupt_guard_code() -> str:
+    """The code that installs :func:`kernel_runtime.guard_interrupts` in a fresh kernel."""
+    return (inspect.getsource(kernel_side.guard_interrupts)
+            + "guard_interrupts(get_ipython())\ndel guard_interrupts\n")
+
+
+def install_interrupt_guard(executor):
+    """Run the interrupt guard in ``executor``'s fresh kernel (a silent execution, before any cell)."""
+    executor.wait_for_reply(executor.kc.execute(interrupt_guard_code(), silent=True, store_history=False))
 
 
 class KernelBridge:

@@ -13,7 +13,7 @@ with four differences that matter when grading hundreds of submissions:
 * a cell that times out is interrupted; a kernel that then does not answer
   within :data:`INTERRUPT_GRACE` seconds (student code that ignores SIGINT)
   is killed, so no notebook runs unbounded (an interrupt reaches only the
-  notebook's code: :mod:`grading.execution.interrupt_guard`);
+  notebook's code: :func:`kernel_runtime.guard_interrupts`);
 * the kernel comes from a sandbox backend (:mod:`grading.execution.sandbox`), in a
   scratch directory, and nothing here touches the gradebook.
 
@@ -42,10 +42,10 @@ from traitlets.config import Config
 from grading.core.cells import is_test_cell
 from grading.core.records import Status
 from grading.core.text import clean_text
+from grading.execution.bridge import install_interrupt_guard
 from grading.execution.channels import bounded_client_class, max_message_bytes, watch_channels
 from grading.execution.diagnosis_runtime import wording
 from grading.execution.frames import CallbackStuck, JudgeProtocolError
-from grading.execution.interrupt_guard import install_interrupt_guard
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
 from grading.execution.observed import KernelWatch, cell_label, reported_errors, run_delays

@@ -130,3 +130,35 @@ def _install(plain, user_ns, max_answer_bytes=16 * 2**20):
     bridge = types.SimpleNamespace(serve=serve, describe=describe, call=call)
     user_ns["__nbg_bridge__"] = bridge
     sys.modules.pop("_nbg_plain", None)
+
+
+def guard_interrupts(shell):
+    """Let SIGINT raise only while a cell's code runs (run in the kernel before any cell).
+
+    ipykernel (7.4) lets SIGINT raise ``KeyboardInterrupt`` for the whole time it handles a
+    request. An interrupt arriving just after the code finished (the grader interrupts at a
+    deadline the code had just met, more often on a loaded machine) is raised inside ipykernel:
+    it logs "KeyboardInterrupt caught in kernel", sends no reply and stops answering, and the
+    grader kills the kernel, so an honest cell after it scores 0 for a race the student did not
+    cause. The handler installed around each request here raises only when a frame of a cell's
+    code (a file IPython compiled for a cell, the grader's silent executions included) is on the
+    stack; otherwise the interrupt came too late for any code to stop and is dropped. The
+    student's code can undo this: that only exposes the student's own kernel to the race.
+    """
+    import signal
+
+    kernel = getattr(shell, "kernel", None)
+    cells = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if kernel is None or not isinstance(cells, dict):
+        return
+
+    def on_interrupt(signum, frame):
+        while frame is not None:
+            if frame.f_code.co_filename in cells:
+                raise KeyboardInterrupt
+            frame = frame.f_back
+
+    def pre_handler_hook():
+        kernel.saved_sigint_handler = signal.signal(signal.SIGINT, on_interrupt)
+
+    kernel.pre_handler_hook = pre_handler_hook

@@ -1,4 +1,4 @@
-"""A late interrupt never stops the kernel's own machinery (grading.execution.interrupt_guard).
+"""A late interrupt never stops the kernel's own machinery (kernel_runtime.guard_interrupts).
 
 The race, reproduced on a real ipykernel interrupted by message as the sandbox's
 kernels are: a short execution, then an interrupt a few milliseconds later, so
@@ -14,7 +14,7 @@ import random
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
-from grading.execution.interrupt_guard import GUARD_CODE
+from grading.execution.bridge import interrupt_guard_code
 
 ROUNDS = 300
 REPLY_SECONDS = 5  # an answered round replies in milliseconds; a wedged kernel never does
@@ -57,7 +57,7 @@ async def _race(km, kc, rounds=ROUNDS):
 
 
 async def _install_guard(kc):
-    assert (await _reply(kc, kc.execute(GUARD_CODE, silent=True, store_history=False)))["status"] == "ok"
+    assert (await _reply(kc, kc.execute(interrupt_guard_code(), silent=True, store_history=False)))["status"] == "ok"
 
 
 def test_with_the_guard_every_raced_interrupt_is_answered_and_running_code_still_stops():
@@ -85,7 +85,7 @@ def test_control_stock_ipykernel_stops_answering_after_a_late_interrupt():
     wedged_at = asyncio.run(_with_kernel(work))
     if wedged_at is None:  # not an error of ours: the guard may no longer be needed
         pytest.fail(f"stock ipykernel answered {ROUNDS} raced interrupts: check whether ipykernel fixed the "
-                    "race and grading.execution.interrupt_guard can go")
+                    "race and kernel_runtime.guard_interrupts can go")
 
 
 def test_the_grader_installs_the_guard_before_the_first_cell_in_the_sandbox(tmp_path):
@@ -101,4 +101,4 @@ def test_the_grader_installs_the_guard_before_the_first_cell_in_the_sandbox(tmp_
     result = execute_notebook(nbformat.writes(notebook), tmp_path, limits=Limits(cell_timeout=30),
                               sandbox="bubblewrap", judged=False)
     outputs = nbformat.reads(result.notebook_json, 4).cells[0].outputs
-    assert outputs[0].text.split() == ["__nbg_guard_interrupts__", "on_interrupt"], outputs
+    assert outputs[0].text.split() == ["guard_interrupts", "on_interrupt"], outputs
