@@ -107,12 +107,15 @@ def pages(tmp_path_factory):
     # and a notebook that needs attention for a reason with one long word in it
     log = [json.loads(line) for line in course.grading_log_path.read_text().splitlines() if line.strip()]
     record = dict(next(r for r in reversed(log) if r.get("student") == "kernel_dies"))
-    record["reason"] = f"{record['reason']}: MemoryError('could not map {LONG_TOKEN}')"
+    assert " while running " in record["reason"], record  # the kernel died while running cell ...
+    record["reason"] = record["reason"].replace(" while running ", f" (MemoryError: could not map {LONG_TOKEN})"
+                                                                   " while running ", 1)
     with course.grading_log_path.open("a") as handle:
         handle.write(json.dumps(record) + "\n")
-    (feedback,) = generate_feedback(course, students=["wrong_hidden"])
+    pages = {path.parent.parent.name: path for path in generate_feedback(course, students=["wrong_hidden",
+                                                                                           "kernel_dies"])}
     report = write_report(course, root / "report.html")
-    return feedback, report
+    return pages["wrong_hidden"], report, pages["kernel_dies"]
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +173,7 @@ def _open(browser, path, tmp_path, name):
 def test_the_feedback_page_wraps_a_long_message_and_the_diagnosis(pages, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    feedback, _ = pages
+    feedback, _, _ = pages
     _open(browser, feedback, tmp_path, "feedback")
     errors = browser.find_elements(By.CSS_SELECTOR, ".output_error pre")
     shown = " ".join(" ".join(e.text.split()) for e in errors)
@@ -190,7 +193,7 @@ def test_the_feedback_page_wraps_a_long_message_and_the_diagnosis(pages, browser
 def test_the_report_mistakes_table_reads_at_laptop_width(pages, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    _, report = pages
+    _, report, _ = pages
     _open(browser, report, tmp_path, "report")
     heading = browser.find_element(By.XPATH, "//h2[text()=\"The class's mistakes\"]")
     table = heading.find_element(By.XPATH, "following-sibling::table[1]")
@@ -214,7 +217,7 @@ def test_the_report_tables_with_long_names_and_words_stay_in_the_page(pages, bro
     space to break at) and a reason with one long word: inside the page, names broken only at '_'."""
     from selenium.webdriver.common.by import By
 
-    _, report = pages
+    _, report, _ = pages
     _open(browser, report, tmp_path, "report_tables")
     scores = browser.find_element(By.XPATH, "//h2[text()='Scores']/following-sibling::table[1]")
     headers = [th.text.replace("\n", "") for th in scores.find_elements(By.TAG_NAME, "th")]
@@ -230,3 +233,17 @@ def test_the_report_tables_with_long_names_and_words_stay_in_the_page(pages, bro
     # the other columns of the attention table stay readable beside the long word
     student = attention.find_element(By.XPATH, ".//td[text()='kernel_dies']")
     assert student.size["width"] >= 60 and "\n" not in student.text, (student.size, student.text)
+
+
+def test_the_feedback_page_wraps_the_grading_note_with_a_long_word(pages, browser, tmp_path):
+    """The note at the top of a feedback page (the grading log's reason, with the student's exception
+    text in it) wraps inside the page, as the messages do."""
+    from selenium.webdriver.common.by import By
+
+    _, _, noted = pages
+    _open(browser, noted, tmp_path, "feedback_note")
+    note = browser.find_element(By.XPATH, "//p[strong[starts-with(., 'Grading note')]]")
+    assert LONG_TOKEN in note.text.replace("\n", ""), note.text[:300]
+    assert browser.execute_script(OVERFLOWING, BOXES + ", p, .text_cell_render") == []
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
