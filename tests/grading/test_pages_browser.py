@@ -112,10 +112,16 @@ def pages(tmp_path_factory):
                                                                    " while running ", 1)
     with course.grading_log_path.open("a") as handle:
         handle.write(json.dumps(record) + "\n")
+    # a notebook the grader could not read (its own short page): nbformat's error quotes the file's start
+    course.submitted_dir("truncated", "ps_fixture").mkdir(parents=True)
+    record = {**record, "student": "truncated", "status": "invalid_notebook", "score": 0.0,
+              "reason": f"not a readable notebook: Notebook does not appear to be JSON: '{{\"cells\": [{LONG_TOKEN}'"}
+    with course.grading_log_path.open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
     pages = {path.parent.parent.name: path for path in generate_feedback(course, students=["wrong_hidden",
-                                                                                           "kernel_dies"])}
+                                                                                           "kernel_dies", "truncated"])}
     report = write_report(course, root / "report.html")
-    return pages["wrong_hidden"], report, pages["kernel_dies"]
+    return pages["wrong_hidden"], report, pages["kernel_dies"], pages["truncated"]
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +179,7 @@ def _open(browser, path, tmp_path, name):
 def test_the_feedback_page_wraps_a_long_message_and_the_diagnosis(pages, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    feedback, _, _ = pages
+    feedback = pages[0]
     _open(browser, feedback, tmp_path, "feedback")
     errors = browser.find_elements(By.CSS_SELECTOR, ".output_error pre")
     shown = " ".join(" ".join(e.text.split()) for e in errors)
@@ -193,7 +199,7 @@ def test_the_feedback_page_wraps_a_long_message_and_the_diagnosis(pages, browser
 def test_the_report_mistakes_table_reads_at_laptop_width(pages, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    _, report, _ = pages
+    report = pages[1]
     _open(browser, report, tmp_path, "report")
     heading = browser.find_element(By.XPATH, "//h2[text()=\"The class's mistakes\"]")
     table = heading.find_element(By.XPATH, "following-sibling::table[1]")
@@ -217,7 +223,7 @@ def test_the_report_tables_with_long_names_and_words_stay_in_the_page(pages, bro
     space to break at) and a reason with one long word: inside the page, names broken only at '_'."""
     from selenium.webdriver.common.by import By
 
-    _, report, _ = pages
+    report = pages[1]
     _open(browser, report, tmp_path, "report_tables")
     scores = browser.find_element(By.XPATH, "//h2[text()='Scores']/following-sibling::table[1]")
     headers = [th.text.replace("\n", "") for th in scores.find_elements(By.TAG_NAME, "th")]
@@ -237,13 +243,15 @@ def test_the_report_tables_with_long_names_and_words_stay_in_the_page(pages, bro
 
 def test_the_feedback_page_wraps_the_grading_note_with_a_long_word(pages, browser, tmp_path):
     """The note at the top of a feedback page (the grading log's reason, with the student's exception
-    text in it) wraps inside the page, as the messages do."""
+    text in it) wraps inside the page, as the messages do; so does the reason on the page of a notebook
+    the grader could not read (grading.feedback.unreadable)."""
     from selenium.webdriver.common.by import By
 
-    _, _, noted = pages
-    _open(browser, noted, tmp_path, "feedback_note")
-    note = browser.find_element(By.XPATH, "//p[strong[starts-with(., 'Grading note')]]")
-    assert LONG_TOKEN in note.text.replace("\n", ""), note.text[:300]
-    assert browser.execute_script(OVERFLOWING, BOXES + ", p, .text_cell_render") == []
-    assert browser.execute_script(
-        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    for page, name, why in ((pages[2], "feedback_note", "//p[strong[starts-with(., 'Grading note')]]"),
+                            (pages[3], "feedback_unreadable", "//div[@class='why']")):  # the page of its own
+        _open(browser, page, tmp_path, name)
+        note = browser.find_element(By.XPATH, why)
+        assert LONG_TOKEN in note.text.replace("\n", ""), note.text[:300]
+        assert browser.execute_script(OVERFLOWING, BOXES + ", p, div.why, .text_cell_render") == [], name
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"), name
