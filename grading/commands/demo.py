@@ -56,6 +56,9 @@ def print_summary(result: DemoResult, echo=print) -> None:
     echo(f"feedback ({len(result.feedback)} files): {result.course_root / 'feedback'}")
     echo(f"grades for the LMS: {result.grades_csv}")
     echo(f"per test cell:      {result.cells_csv}")
+    mistakes_csv = result.course_root / "exports" / "mistakes.csv"  # nbg report's, beside the two above
+    if mistakes_csv.is_file():
+        echo(f"the class's mistakes: {mistakes_csv}")
     echo(f"class report:       {result.report}")
     echo(f"grading log:        {result.course_root / 'grading_log.jsonl'}")
     echo(f"student kernels:    {'sandboxed' if result.sandboxed else 'NOT sandboxed (see the report)'}")

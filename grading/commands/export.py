@@ -36,7 +36,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    """Entry point of ``nbg export``; returns the exit code (1: a submission exported needs attention)."""
+    """Entry point of ``nbg export``; returns the exit code (1: a submission exported needs attention, or
+    the gradebook has an assignment that is not in ``source/``)."""
     from grading.export import class_grades, export_grades  # nbgrader's gradebook: only when it runs
     from grading.grades.read import not_in_source, not_in_source_notice
 
@@ -76,5 +77,5 @@ def run(args) -> int:
               + ", ".join(f"{s}/{a}" for s, a in manual))
     if attention:
         print(f"{len(attention)} notebook(s) need attention (listed above)")
-    return 1 if attention else 0
+    return 1 if attention or unknown else 0
 

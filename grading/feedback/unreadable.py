@@ -41,10 +41,12 @@ WHAT_TO_DO = {
     Status.UNGRADED: "Nothing: this is the grader's problem, not your notebook's.",
 }
 
+# A long word in the reason (nbformat's error quotes the file's first characters) wraps inside its box.
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{assignment}: {notebook} (not graded)</title>
 <style>body{{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}}
-.why{{background:#fff3cd;border:1px solid #e0c36c;padding:.5em 1em}}</style></head>
+.why{{background:#fff3cd;border:1px solid #e0c36c;padding:.5em 1em}}
+p{{overflow-wrap:anywhere}}</style></head>
 <body><h1>{assignment}: {notebook}.ipynb</h1>
 <h2>{title}</h2>
 <p><strong>{score}</strong>. {explanation}</p>

@@ -148,6 +148,7 @@ def not_in_source(course, assignments) -> list:
 
 def not_in_source_notice(names) -> str:
     """What ``nbg status``, ``nbg export`` and the report say of :func:`not_in_source`'s assignments."""
+    removal = " and ".join(f"`nbgrader db assignment remove {name}`" for name in names)  # the command to copy
     return (f"in the gradebook but not in source/: {', '.join(names)} (a typo in `nbgrader db assignment add`?); "
             f"nothing can be submitted to {'it' if len(names) == 1 else 'them'}: remove with "
-            f"`nbgrader db assignment remove NAME`, or add its folder to source/")
+            f"{removal}, or add its folder to source/")

@@ -23,10 +23,11 @@ banner).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from grading.core.errors import NbgError
 from grading.core.lock import unfinished_run
@@ -47,6 +48,17 @@ RECORD_COLUMNS = ("student", "assignment", "notebook", "status", "reason")
 LATE_COLUMNS = ("student", "assignment", "submitted (UTC)", "due (UTC)", "late by", "score before", "penalty", "score")
 _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("grading.report", "templates"),
                                 autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined)
+_BREAK_AFTER = re.compile(r"([_/])")
+
+
+def breakable(value) -> Markup:
+    """``value`` escaped, with a line break allowed after each '_' and '/' (``<wbr>``): a table's
+    header of assignment names (06_nb_linear_logistic) breaks between words rather than widen the
+    table past a laptop's page or break inside a word."""
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(value))))
+
+
+_TEMPLATES.filters["breakable"] = breakable
 
 
 def _cell_order(course, assignment) -> dict:

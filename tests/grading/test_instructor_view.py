@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import re
 import subprocess
 import textwrap
@@ -120,3 +121,36 @@ def test_the_demo_copy_line_keeps_the_catalogue(tmp_path):
     copied = sorted(p.name for p in (tmp_path / "ml101" / "mistakes").glob("*.py"))
     assert copied == sorted(p.name for p in (ROOT / "course" / "mistakes").glob("*.py")) and copied
     assert (tmp_path / "ml101" / "source").is_dir() and (tmp_path / "ml101" / "nbgrader_config.py").is_file()
+
+
+def test_the_demo_summary_names_the_mistakes_table_beside_the_grades(tmp_path):
+    """The demo's summary lists grades.csv, cells.csv and the report's mistakes.csv, in one folder."""
+    from grading.commands.demo import print_summary
+    from grading.demo import DemoResult
+
+    exports = tmp_path / "course" / "exports"
+    exports.mkdir(parents=True)
+    for name in ("grades.csv", "cells.csv", "mistakes.csv"):
+        (exports / name).write_text("assignment\n")
+    result = DemoResult(course_root=tmp_path / "course", scores={}, max_scores={}, summary=None, collect_reports=[],
+                        release_zips=[], feedback=[], grades_csv=exports / "grades.csv",
+                        cells_csv=exports / "cells.csv", report=tmp_path / "report.html", sandboxed=True, seconds=1)
+    lines = []
+    print_summary(result, echo=lines.append)
+    listed = [line.split(": ", 1)[1].strip() for line in lines if line.split(":")[0] in
+              ("grades for the LMS", "per test cell", "the class's mistakes")]
+    assert listed == [str(exports / name) for name in ("grades.csv", "cells.csv", "mistakes.csv")], lines
+
+
+def test_export_exits_1_for_an_assignment_not_in_source(course, capsys):
+    """With every notebook graded normally, export exits 0; a typo in the gradebook makes it 1 (its warning
+    says how to fix it), as nbg status does."""
+    log = course.grading_log_path
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records if r["status"] == "ok"))  # nothing to review
+    code, out = _nbg(course, capsys, "export")
+    assert code == 0, out
+    with course.gradebook() as gradebook:
+        gradebook.add_assignment(TYPO)
+    code, out = _nbg(course, capsys, "export")
+    assert code == 1 and f"`nbgrader db assignment remove {TYPO}`" in out, out
