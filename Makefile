@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval course/source --nbval-sanitize-with course/nbval_sanitize.cfg -p no:cacheprovider
 
-.PHONY: help instructor venv sandbox browser postgres lint test test-fast nbval demo execute release bench clean
+.PHONY: help instructor venv sandbox browser postgres hub lint test test-fast nbval demo execute release bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -55,10 +55,22 @@ browser:  ## install headless Chromium and its WebDriver (the hand-out's browser
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
+# The hub test runs a real JupyterHub (from PyPI, in the dev extra) whose proxy,
+# configurable-http-proxy, comes from npm: installed here into .hub/, once.
+HUB_PROXY := .hub/node_modules/.bin/configurable-http-proxy
+hub: $(HUB_PROXY)  ## install JupyterHub's proxy (configurable-http-proxy from npm) into .hub/ for the hub test
+$(HUB_PROXY):
+	@command -v npm >/dev/null 2>&1 || { \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "npm is missing and apt-get is not available: install Node.js and npm with your package manager"; exit 1; fi; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null; }
+	npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy@5.3.0
+
 lint: $(STAMP)  ## ruff (check only; the import direction is tests/test_layers.py)
 	$(BIN)/ruff check .
 
-test: $(STAMP) sandbox browser postgres lint  ## run every test: lint, nbcore and grading (with doctests), notebooks (nbval)
+test: $(STAMP) sandbox browser postgres hub lint  ## run every test: lint, nbcore and grading (with doctests), notebooks (nbval)
 	$(BIN)/pytest -n 2 --durations=25
 	$(BIN)/pytest $(NBVAL)
 
