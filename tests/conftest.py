@@ -79,6 +79,7 @@ LONGEST_FIRST = (
     "tests/grading/test_judge_bounds.py",
     "tests/grading/test_run_bounds.py",
     "tests/grading/test_postgres.py",
+    "tests/grading/test_hub_term.py",
 )
 
 

@@ -1,0 +1,217 @@
+"""A whole term on a real JupyterHub, through nbgrader's exchange.
+
+The hub (``tests/grading/hub.py``) runs on 127.0.0.1 with the dummy authenticator and the
+local spawner; an instructor and three students each have a server of their own, started by
+the hub. The exchange is a folder of the test's own, named in the course's
+``nbgrader_config.py`` (the instructor's) and in each student's ``~/.jupyter/nbgrader_config.py``,
+which also sets the student id from ``JUPYTERHUB_USER`` (all servers run as one unix user).
+
+Who runs what, as on a real hub:
+
+* the students fetch, submit and fetch their feedback in their own servers, through the hub's
+  proxy with their own tokens, by the requests JupyterLab's Assignments tab makes (nbgrader's
+  ``assignment_list`` server extension), and work on the notebook through the Contents API;
+* the instructor releases to the exchange, collects and returns feedback by the formgrader's
+  requests in the instructor's server (nbgrader's ``release_assignment``, ``collect``,
+  ``release_feedback``);
+* ``nbg release``, ``nbg autograde``, ``nbg feedback`` and ``nbg export`` are the instructor's
+  commands, run as processes with the instructor's environment (the home of the instructor's
+  server, its working folder the course), as in a terminal of that server.
+
+It grades its own small class (the fixture assignment, three students) because the
+submissions must come through the exchange; the expected scores are derived by hand in
+``fixtures.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import html
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import fixtures
+from hub import BIN, Hub
+
+from grading.core.course import Course
+from tests import honest_times
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+COURSE_ID = "nb101"
+ASSIGNMENT = fixtures.FIXTURE_ASSIGNMENT
+INSTRUCTOR = "instructor"
+# student -> what each submission holds, in order (bob submits twice; the second counts)
+ON_TIME = {"alice": ["perfect"], "bob": ["blank", "wrong_hidden"]}
+LATE = {"carol": ["perfect"]}
+PERCENT_PER_DAY = 10
+# Hand-derived: the last submission's score (fixtures.EXPECTED_SCORES) less the late penalty,
+# 10 % of the 6 points possible for carol's one started day late.
+EXPECTED_TOTALS = {"alice": 6.0, "bob": 4.0, "carol": 6.0 - 0.6}
+EXPECTED_PENALTY = {"alice": 0.0, "bob": 0.0, "carol": 0.6}
+
+
+def course_config(exchange: Path) -> str:
+    """The course's nbgrader_config.py as an instructor writes it for a hub."""
+    return fixtures.CONFIG_TEXT + f"""\
+c.CourseDirectory.course_id = {COURSE_ID!r}
+c.Exchange.root = {str(exchange)!r}
+c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
+c.LatePolicy.percent_per_interval = {PERCENT_PER_DAY}
+c.LatePolicy.interval_hours = 24
+"""
+
+
+STUDENT_CONFIG = """\
+import os
+c = get_config()
+c.CourseDirectory.course_id = {course!r}
+c.Exchange.root = {exchange!r}
+# every user's server runs as one unix user: the student is the hub user
+c.CourseDirectory.student_id = os.environ["JUPYTERHUB_USER"]
+"""
+
+
+def write_course(root: Path, exchange: Path):
+    source = root / "source" / ASSIGNMENT
+    source.mkdir(parents=True)
+    nbformat.write(fixtures.source_notebook(), source / f"{ASSIGNMENT}.ipynb")
+    (root / "nbgrader_config.py").write_text(course_config(exchange))
+    shutil.copy(fixtures._empty_gradebook(), root / "gradebook.db")
+
+
+def nbg(home: Path, root: Path, *args) -> subprocess.CompletedProcess:
+    """An ``nbg`` command as the instructor runs it in a terminal of the instructor's server."""
+    env = {**os.environ, "HOME": str(home), "JUPYTERHUB_USER": INSTRUCTOR}
+    result = subprocess.run([str(BIN / "nbg"), "--course", str(root), *args], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=180)
+    return result
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def test_a_term_through_the_exchange_on_a_real_hub(tmp_path):
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    exchange.chmod(0o777)
+    students = [*ON_TIME, *LATE]
+    with Hub(tmp_path, users=[INSTRUCTOR, *students], admins=[INSTRUCTOR]) as hub:
+        instructor_home = hub.homes / INSTRUCTOR
+        root = instructor_home / "course"
+        write_course(root, exchange)
+        (instructor_home / ".jupyter").mkdir(parents=True)
+        (instructor_home / ".jupyter" / "nbgrader_config.py").write_text(
+            f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+        for student in students:
+            (hub.homes / student / ".jupyter").mkdir(parents=True)
+            (hub.homes / student / ".jupyter" / "nbgrader_config.py").write_text(
+                STUDENT_CONFIG.format(course=COURSE_ID, exchange=str(exchange)))
+        tokens = hub.start_users([INSTRUCTOR, *students])
+
+        def formgrader(action):
+            reply = hub.user_api(INSTRUCTOR, tokens[INSTRUCTOR], "POST",
+                                 f"/formgrader/api/assignment/{ASSIGNMENT}/{action}", body={})
+            assert reply["success"], f"formgrader {action}: {reply}"
+            return reply
+
+        def student_action(student, action):
+            reply = hub.user_api(student, tokens[student], "POST", f"/assignments/{action}",
+                                 form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
+            assert not (isinstance(reply, dict) and reply.get("success") is False), f"{student} {action}: {reply}"
+            return reply
+
+        # The instructor releases: nbg's release, then nbgrader's release_assignment to the exchange.
+        released = nbg(instructor_home, root, "release", ASSIGNMENT)
+        assert released.returncode == 0, released.stdout + released.stderr
+        honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
+        formgrader("release")
+        assert (exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
+
+        def work_and_submit(student, kind):
+            path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+            fetched = hub.user_api(student, tokens[student], "GET", path)
+            notebook = fixtures.student_notebook(nbformat.from_dict(fetched["content"]), kind)
+            hub.user_api(student, tokens[student], "PUT", path,
+                         body={"type": "notebook", "format": "json", "content": notebook})
+            student_action(student, "submit")
+
+        for student in students:
+            listing = student_action(student, "fetch")
+            assert (hub.homes / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists(), listing
+        for student, kinds in ON_TIME.items():
+            for kind in kinds:
+                work_and_submit(student, kind)
+        # The due date falls between the on-time submissions and the late one; only the
+        # exchange's timestamps decide who is late.
+        time.sleep(0.5)
+        due = utc_now()
+        time.sleep(0.5)
+        for student, kinds in LATE.items():
+            for kind in kinds:
+                work_and_submit(student, kind)
+        with Course(root).gradebook() as gradebook:
+            gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
+
+        # The instructor collects, grades, writes and returns the feedback.
+        formgrader("collect")
+        for student in students:
+            assert (root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists()
+        graded = nbg(instructor_home, root, "autograde", ASSIGNMENT, "-j", "2", "--quiet")
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        feedback = nbg(instructor_home, root, "feedback", ASSIGNMENT)
+        assert feedback.returncode == 0, feedback.stdout + feedback.stderr
+        formgrader("release_feedback")
+        exported = nbg(instructor_home, root, "export")
+        assert exported.returncode == 0, exported.stdout + exported.stderr
+
+        for student in students:
+            student_action(student, "fetch_feedback")
+        servers = hub.running_servers()
+    assert not hub.left_behind, f"left running after the hub stopped: {hub.left_behind}"
+    assert len(servers) >= 4  # the four servers ran until the hub stopped them ...
+    assert not any(p.is_running() for p in servers)  # ... and none is left
+
+    # Every student's score and late penalty: nbg's export, and the penalty in the gradebook.
+    with open(root / "exports" / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == set(students)
+    for student, total in EXPECTED_TOTALS.items():
+        assert float(rows[student][ASSIGNMENT]) == pytest.approx(total), (student, rows[student])
+    with Course(root).gradebook() as gradebook:
+        for student, penalty in EXPECTED_PENALTY.items():
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            assert submission.late_submission_penalty == pytest.approx(penalty), student
+
+    # The submission times are the exchange's: what each student's last submit wrote there.
+    for student, kinds in {**ON_TIME, **LATE}.items():
+        submitted = (root / "submitted" / student / ASSIGNMENT / "timestamp.txt").read_text().strip()
+        inbound = sorted(p.name for p in (exchange / COURSE_ID / "inbound").iterdir()
+                         if p.name.startswith(f"{student}+{ASSIGNMENT}+"))
+        assert len(inbound) == len(kinds), inbound  # bob's two submissions both reached the exchange
+        assert inbound[-1].split("+")[2] == submitted
+        when = dt.datetime.strptime(submitted, "%Y-%m-%d %H:%M:%S.%f UTC")
+        assert (when > due) == (student in LATE)
+
+    # The returned feedback: in each student's home, for the submission that counted, nbg's page.
+    for student in students:
+        pages = list((hub.homes / student / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
+        assert len(pages) == 1, (student, pages)
+        submitted = (root / "submitted" / student / ASSIGNMENT / "timestamp.txt").read_text().strip()
+        assert pages[0].parent.name == submitted
+        page = pages[0].read_text(encoding="utf-8")
+        assert page == (root / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+        text = html.unescape(re.sub(r"<[^>]+>", "", page))
+        assert f"{ASSIGNMENT} (Score: {EXPECTED_TOTALS[student]:.1f} / {fixtures.MAX_SCORE:.1f})" in text, student
+        assert ("Late submission penalty" in text) == (student in LATE), student
+        for snippet in fixtures.HIDDEN_SOURCE_SNIPPETS:
+            assert snippet not in page
