@@ -22,6 +22,9 @@ def add_arguments(parser):
     parser.description = DESCRIPTION
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=8642, help="port (default: 8642; 0: a free one, printed)")
+    parser.add_argument("--base-url", default=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"), metavar="PATH",
+                        help="serve the routes under this path (default: $JUPYTERHUB_SERVICE_PREFIX, which "
+                             "JupyterHub sets for a service, else /)")
     parser.add_argument("--budget", type=int, dest="checks_per_window", metavar="N",
                         help="checks per student and graded function per window (default: 10)")
     parser.add_argument("--window", type=int, dest="window_seconds", metavar="SECONDS",
@@ -106,16 +109,19 @@ def run(args) -> int:
     from grading.practice import serve
 
     ssl_options = {"certfile": args.certfile, "keyfile": args.keyfile} if args.certfile else None
+    base_url = "/" + args.base_url.strip("/") + "/" if args.base_url.strip("/") else "/"
     scheme = "https" if ssl_options else "http"
 
     def listening(host, port):
-        print(f"nbg serve: listening on {scheme}://{host}:{port} (Ctrl-C stops)", flush=True)
+        print(f"nbg serve: listening on {scheme}://{host}:{port}{base_url} (Ctrl-C stops)", flush=True)
         if args.unsafe_no_sandbox:
             print("nbg serve: WARNING: student code runs WITHOUT the sandbox, with your permissions", flush=True)
 
-    from grading.practice.identity import token_store
+    from grading.practice.identity import TokenIdentity, token_store
+    from grading.practice.server import PracticeService
 
-    if not token_store(course).read():
+    tokens = issubclass(PracticeService(config=course.config).identity_class, TokenIdentity)
+    if tokens and not token_store(course).read():
         print("nbg serve: no student tokens issued yet, so every request is refused until you run "
               "`nbg serve tokens` (unless c.PracticeService.identity_class names another backend)", file=sys.stderr)
 
@@ -124,5 +130,5 @@ def run(args) -> int:
     sys.stdout.flush()
     return serve(course, host=args.host, port=args.port, overrides=overrides, sandboxed=not args.unsafe_no_sandbox,
                  ssl_options=ssl_options, cell_timeout=args.cell_timeout, on_listening=listening,
-                 scheduler=args.scheduler,
+                 scheduler=args.scheduler, base_url=base_url,
                  security={"tls_ca_file": args.tls_ca_file, "tls_cert": args.tls_cert, "tls_key": args.tls_key})

@@ -22,13 +22,14 @@ __all__ = ["serve"]
 
 
 def serve(course, *, host="127.0.0.1", port=8642, overrides=None, sandboxed=True, ssl_options=None,
-          cell_timeout=None, on_listening=None, scheduler=None, security=None) -> int:
+          cell_timeout=None, on_listening=None, scheduler=None, security=None, base_url="/") -> int:
     """Run the service until SIGINT or SIGTERM; returns 0.
 
     ``overrides``: :class:`~grading.practice.server.PracticeService` options given on the command
     line (they win over ``c.PracticeService`` of the course config). ``scheduler``/``security``:
     the Dask cluster to run the checks on, as ``nbg autograde --scheduler`` (default: the course
     config's ``c.Nbg.scheduler``; none: the service's own pool of ``workers`` processes).
+    ``base_url``: the path the routes sit under (a JupyterHub service's ``/services/<name>/``).
     """
     from grading.execution.runners import dask as cluster
     from grading.practice.grader import PracticeGrader
@@ -57,7 +58,7 @@ def serve(course, *, host="127.0.0.1", port=8642, overrides=None, sandboxed=True
     service = Service(course, grader, options, executor)
     try:
         service.warm_up()
-        return asyncio.run(_listen(service, make_server(service, ssl_options), host, port, on_listening))
+        return asyncio.run(_listen(service, make_server(service, ssl_options, base_url), host, port, on_listening))
     finally:
         service.close()
 

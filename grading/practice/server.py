@@ -233,14 +233,16 @@ def _naive(epoch: float):
     return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).replace(tzinfo=None)
 
 
-def make_app(service: Service) -> tornado.web.Application:
+def make_app(service: Service, base_url="/") -> tornado.web.Application:
+    """The routes under ``base_url`` (a hub's proxy forwards ``/services/<name>/...`` unchanged)."""
+    prefix = "/" + base_url.strip("/") if base_url.strip("/") else ""
     routes = [(r"/health", HealthHandler), (r"/attempts/([A-Za-z0-9_.-]+)", AttemptsHandler),
               (r"/check/([A-Za-z0-9_.-]+)", CheckHandler)]
-    return tornado.web.Application([(path, handler, {"service": service}) for path, handler in routes])
+    return tornado.web.Application([(prefix + path, handler, {"service": service}) for path, handler in routes])
 
 
-def make_server(service: Service, ssl_options=None) -> tornado.httpserver.HTTPServer:
+def make_server(service: Service, ssl_options=None, base_url="/") -> tornado.httpserver.HTTPServer:
     return tornado.httpserver.HTTPServer(
-        make_app(service), ssl_options=ssl_options, max_body_size=service.options.max_request_bytes,
+        make_app(service, base_url), ssl_options=ssl_options, max_body_size=service.options.max_request_bytes,
         body_timeout=service.options.body_timeout, idle_connection_timeout=service.options.body_timeout,
         max_buffer_size=service.options.max_request_bytes + 2**16, xheaders=False)

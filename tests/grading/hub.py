@@ -59,7 +59,7 @@ def free_port() -> int:
 
 
 def hub_config(folder: Path, *, port, hub_port, proxy_port, service_token, homes, users, admins,
-               services=()) -> str:
+               services=(), user_scopes=()) -> str:
     """The hub's ``jupyterhub_config.py``: loopback only, dummy authenticator, local spawner."""
     return f"""\
 c = get_config()
@@ -90,14 +90,14 @@ c.JupyterHub.load_roles = [{{
     "name": "test-admin",
     "scopes": ["admin:users", "admin:servers", "tokens", "access:servers", "access:services"],
     "services": ["test-admin"],
-}}]
+}}, {{"name": "user", "scopes": {["self", *user_scopes]!r}}}]
 """
 
 
 class Hub:
     """A running JupyterHub; ``with Hub(folder, users, admins) as hub:``."""
 
-    def __init__(self, folder: Path, users, admins=(), services=(), extra_config=""):
+    def __init__(self, folder: Path, users, admins=(), services=(), user_scopes=(), extra_config=""):
         require_proxy()
         self.folder = Path(folder)
         self.homes = self.folder / "homes"
@@ -107,7 +107,7 @@ class Hub:
         self.token = secrets.token_hex(16)
         text = hub_config(self.folder, port=self.port, hub_port=free_port(), proxy_port=free_port(),
                           service_token=self.token, homes=self.homes, users=users, admins=admins,
-                          services=services)
+                          services=services, user_scopes=user_scopes)
         (self.folder / "jupyterhub_config.py").write_text(text + extra_config)
         self.process = None
         self.log = None

@@ -18,9 +18,13 @@ Who runs what, as on a real hub:
   commands, run as processes with the instructor's environment (the home of the instructor's
   server, its working folder the course), as in a terminal of that server.
 
+The practice service (``nbg serve``) runs as a managed service of the same hub, with the hub as
+its identity backend (``grading.practice.hub_identity.HubIdentity``): a student's request goes
+through the hub's proxy with the student's own hub token and is answered for that student only.
+
 It grades its own small class (the fixture assignment, three students) because the
 submissions must come through the exchange; the expected scores are derived by hand in
-``fixtures.py``.
+``fixtures.py``. One hub (and one practice service) serves both tests of the module.
 """
 
 from __future__ import annotations
@@ -28,18 +32,22 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import html
+import json
 import os
 import re
 import shutil
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
 import fixtures
-from hub import BIN, Hub
+from hub import BIN, Hub, free_port
+from practice_server import CATALOGUE, WORDS
 
 from grading.core.course import Course
 from tests import honest_times
@@ -49,6 +57,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 COURSE_ID = "nb101"
 ASSIGNMENT = fixtures.FIXTURE_ASSIGNMENT
 INSTRUCTOR = "instructor"
+PRACTICE = "nbg-practice"  # the practice service's name on the hub: /services/nbg-practice/
 # student -> what each submission holds, in order (bob submits twice; the second counts)
 ON_TIME = {"alice": ["perfect"], "bob": ["blank", "wrong_hidden"]}
 LATE = {"carol": ["perfect"]}
@@ -57,6 +66,7 @@ PERCENT_PER_DAY = 10
 # 10 % of the 6 points possible for carol's one started day late.
 EXPECTED_TOTALS = {"alice": 6.0, "bob": 4.0, "carol": 6.0 - 0.6}
 EXPECTED_PENALTY = {"alice": 0.0, "bob": 0.0, "carol": 0.6}
+STUDENTS = [*ON_TIME, *LATE]
 
 
 def course_config(exchange: Path) -> str:
@@ -67,6 +77,9 @@ c.Exchange.root = {str(exchange)!r}
 c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
 c.LatePolicy.percent_per_interval = {PERCENT_PER_DAY}
 c.LatePolicy.interval_hours = 24
+# nbg serve behind the hub: the student is the hub user of the request's token
+c.PracticeService.identity_class = "grading.practice.hub_identity.HubIdentity"
+c.PracticeService.workers = 1
 """
 
 
@@ -86,6 +99,16 @@ def write_course(root: Path, exchange: Path):
     nbformat.write(fixtures.source_notebook(), source / f"{ASSIGNMENT}.ipynb")
     (root / "nbgrader_config.py").write_text(course_config(exchange))
     shutil.copy(fixtures._empty_gradebook(), root / "gradebook.db")
+    (root / "mistakes").mkdir()
+    (root / "mistakes" / f"{ASSIGNMENT}.py").write_text(CATALOGUE)
+
+
+def practice_service(root: Path) -> dict:
+    """The hub's entry for nbg serve as a managed service (the hub starts and stops it)."""
+    port = free_port()
+    return {"name": PRACTICE, "url": f"http://127.0.0.1:{port}", "cwd": str(root),
+            "command": [str(BIN / "nbg"), "--course", str(root), "serve", "--port", str(port)],
+            "environment": {"PATH": f"{BIN}:/usr/bin:/bin"}}
 
 
 def nbg(home: Path, root: Path, *args) -> subprocess.CompletedProcess:
@@ -100,86 +123,96 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
-def test_a_term_through_the_exchange_on_a_real_hub(tmp_path):
-    exchange = tmp_path / "exchange"
+@pytest.fixture(scope="module")
+def term_hub(tmp_path_factory):
+    """The instructor's set-up: the course (nbg release done), the users' configs, the hub with the
+    practice service, every user's server started; yields (hub, tokens, course root, exchange)."""
+    folder = tmp_path_factory.mktemp("hub")
+    exchange = folder / "exchange"
     exchange.mkdir()
     exchange.chmod(0o777)
-    students = [*ON_TIME, *LATE]
-    with Hub(tmp_path, users=[INSTRUCTOR, *students], admins=[INSTRUCTOR]) as hub:
-        instructor_home = hub.homes / INSTRUCTOR
-        root = instructor_home / "course"
-        write_course(root, exchange)
-        (instructor_home / ".jupyter").mkdir(parents=True)
-        (instructor_home / ".jupyter" / "nbgrader_config.py").write_text(
-            f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
-        for student in students:
-            (hub.homes / student / ".jupyter").mkdir(parents=True)
-            (hub.homes / student / ".jupyter" / "nbgrader_config.py").write_text(
-                STUDENT_CONFIG.format(course=COURSE_ID, exchange=str(exchange)))
-        tokens = hub.start_users([INSTRUCTOR, *students])
-
-        def formgrader(action):
-            reply = hub.user_api(INSTRUCTOR, tokens[INSTRUCTOR], "POST",
-                                 f"/formgrader/api/assignment/{ASSIGNMENT}/{action}", body={})
-            assert reply["success"], f"formgrader {action}: {reply}"
-            return reply
-
-        def student_action(student, action):
-            reply = hub.user_api(student, tokens[student], "POST", f"/assignments/{action}",
-                                 form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
-            assert not (isinstance(reply, dict) and reply.get("success") is False), f"{student} {action}: {reply}"
-            return reply
-
-        # The instructor releases: nbg's release, then nbgrader's release_assignment to the exchange.
-        released = nbg(instructor_home, root, "release", ASSIGNMENT)
-        assert released.returncode == 0, released.stdout + released.stderr
-        honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
-        formgrader("release")
-        assert (exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
-
-        def work_and_submit(student, kind):
-            path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
-            fetched = hub.user_api(student, tokens[student], "GET", path)
-            notebook = fixtures.student_notebook(nbformat.from_dict(fetched["content"]), kind)
-            hub.user_api(student, tokens[student], "PUT", path,
-                         body={"type": "notebook", "format": "json", "content": notebook})
-            student_action(student, "submit")
-
-        for student in students:
-            listing = student_action(student, "fetch")
-            assert (hub.homes / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists(), listing
-        for student, kinds in ON_TIME.items():
-            for kind in kinds:
-                work_and_submit(student, kind)
-        # The due date falls between the on-time submissions and the late one; only the
-        # exchange's timestamps decide who is late.
-        time.sleep(0.5)
-        due = utc_now()
-        time.sleep(0.5)
-        for student, kinds in LATE.items():
-            for kind in kinds:
-                work_and_submit(student, kind)
-        with Course(root).gradebook() as gradebook:
-            gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
-
-        # The instructor collects, grades, writes and returns the feedback.
-        formgrader("collect")
-        for student in students:
-            assert (root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists()
-        graded = nbg(instructor_home, root, "autograde", ASSIGNMENT, "-j", "2", "--quiet")
-        assert graded.returncode == 0, graded.stdout + graded.stderr
-        feedback = nbg(instructor_home, root, "feedback", ASSIGNMENT)
-        assert feedback.returncode == 0, feedback.stdout + feedback.stderr
-        formgrader("release_feedback")
-        exported = nbg(instructor_home, root, "export")
-        assert exported.returncode == 0, exported.stdout + exported.stderr
-
-        for student in students:
-            student_action(student, "fetch_feedback")
-        servers = hub.running_servers()
+    homes = folder / "homes"
+    instructor_home = homes / INSTRUCTOR
+    root = instructor_home / "course"
+    write_course(root, exchange)
+    (instructor_home / ".jupyter").mkdir(parents=True)
+    (instructor_home / ".jupyter" / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+    for student in STUDENTS:
+        (homes / student / ".jupyter").mkdir(parents=True)
+        (homes / student / ".jupyter" / "nbgrader_config.py").write_text(
+            STUDENT_CONFIG.format(course=COURSE_ID, exchange=str(exchange)))
+    # The instructor's first step: nbg's release (nbgrader's release_assignment comes in the term).
+    released = nbg(instructor_home, root, "release", ASSIGNMENT)
+    assert released.returncode == 0, released.stdout + released.stderr
+    honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
+    with Hub(folder, users=[INSTRUCTOR, *STUDENTS], admins=[INSTRUCTOR], services=[practice_service(root)],
+             user_scopes=[f"access:services!service={PRACTICE}"]) as hub:
+        tokens = hub.start_users([INSTRUCTOR, *STUDENTS])
+        yield hub, tokens, root, exchange
     assert not hub.left_behind, f"left running after the hub stopped: {hub.left_behind}"
-    assert len(servers) >= 4  # the four servers ran until the hub stopped them ...
-    assert not any(p.is_running() for p in servers)  # ... and none is left
+
+
+def test_a_term_through_the_exchange_on_a_real_hub(term_hub):
+    hub, tokens, root, exchange = term_hub
+    students = STUDENTS
+
+    def formgrader(action):
+        reply = hub.user_api(INSTRUCTOR, tokens[INSTRUCTOR], "POST",
+                             f"/formgrader/api/assignment/{ASSIGNMENT}/{action}", body={})
+        assert reply["success"], f"formgrader {action}: {reply}"
+        return reply
+
+    def student_action(student, action):
+        reply = hub.user_api(student, tokens[student], "POST", f"/assignments/{action}",
+                             form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
+        assert not (isinstance(reply, dict) and reply.get("success") is False), f"{student} {action}: {reply}"
+        return reply
+
+    # The instructor releases to the exchange (nbg release ran in the set-up).
+    instructor_home = hub.homes / INSTRUCTOR
+    formgrader("release")
+    assert (exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
+
+    def work_and_submit(student, kind):
+        path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+        fetched = hub.user_api(student, tokens[student], "GET", path)
+        notebook = fixtures.student_notebook(nbformat.from_dict(fetched["content"]), kind)
+        hub.user_api(student, tokens[student], "PUT", path,
+                     body={"type": "notebook", "format": "json", "content": notebook})
+        student_action(student, "submit")
+
+    for student in students:
+        listing = student_action(student, "fetch")
+        assert (hub.homes / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists(), listing
+    for student, kinds in ON_TIME.items():
+        for kind in kinds:
+            work_and_submit(student, kind)
+    # The due date falls between the on-time submissions and the late one; only the
+    # exchange's timestamps decide who is late.
+    time.sleep(0.5)
+    due = utc_now()
+    time.sleep(0.5)
+    for student, kinds in LATE.items():
+        for kind in kinds:
+            work_and_submit(student, kind)
+    with Course(root).gradebook() as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
+
+    # The instructor collects, grades, writes and returns the feedback.
+    formgrader("collect")
+    for student in students:
+        assert (root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists()
+    graded = nbg(instructor_home, root, "autograde", ASSIGNMENT, "-j", "2", "--quiet")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    feedback = nbg(instructor_home, root, "feedback", ASSIGNMENT)
+    assert feedback.returncode == 0, feedback.stdout + feedback.stderr
+    formgrader("release_feedback")
+    exported = nbg(instructor_home, root, "export")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+
+    for student in students:
+        student_action(student, "fetch_feedback")
 
     # Every student's score and late penalty: nbg's export, and the penalty in the gradebook.
     with open(root / "exports" / "grades.csv", newline="") as handle:
@@ -215,3 +248,34 @@ def test_a_term_through_the_exchange_on_a_real_hub(tmp_path):
         assert ("Late submission penalty" in text) == (student in LATE), student
         for snippet in fixtures.HIDDEN_SOURCE_SNIPPETS:
             assert snippet not in page
+
+
+def practice(hub, token, method, path, body=None):
+    """A request to the practice service through the hub's proxy; (status, JSON reply)."""
+    request = urllib.request.Request(f"{hub.url}/services/{PRACTICE}{path}", data=body, method=method)
+    if token:
+        request.add_header("Authorization", f"token {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def test_the_practice_service_behind_the_hub_answers_the_hub_user_only(term_hub):
+    hub, tokens, root, _ = term_hub
+    release = root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    notebook = nbformat.writes(fixtures.student_notebook(release, "wrong_hidden")).encode()
+    status, reply = practice(hub, tokens["alice"], "POST", f"/check/{ASSIGNMENT}", notebook)
+    assert status == 200, reply
+    assert reply["student"] == "alice" and reply["counted"] is False
+    add = next(item for item in reply["functions"] if item["function"] == "add")
+    assert WORDS in json.dumps(add)  # the catalogued mistake, named for alice
+    status, mine = practice(hub, tokens["alice"], "GET", f"/attempts/{ASSIGNMENT}")
+    assert status == 200 and mine["student"] == "alice" and mine["attempts"]
+    # A second student sees only their own attempts: none.
+    status, theirs = practice(hub, tokens["bob"], "GET", f"/attempts/{ASSIGNMENT}")
+    assert status == 200 and theirs == {"student": "bob", "assignment": ASSIGNMENT, "attempts": []}
+    # No token, or one the hub does not know: refused before anything runs.
+    assert practice(hub, None, "GET", f"/attempts/{ASSIGNMENT}")[0] == 401
+    assert practice(hub, "not-a-hub-token", "POST", f"/check/{ASSIGNMENT}", notebook)[0] == 401
