@@ -10,7 +10,9 @@ In the notebook (save it first: the service checks the file as saved)::
     nbkit.practice.send()  # shows the reply under the cell
 
 The server and token come from the arguments, else the environment variables
-``NBKIT_PRACTICE_SERVER`` and ``NBKIT_PRACTICE_TOKEN``; the notebook from the argument, else the
+``NBKIT_PRACTICE_SERVER`` and ``NBKIT_PRACTICE_TOKEN`` (on a JupyterHub whose practice service is a
+hub service, the token defaults to ``JUPYTERHUB_API_TOKEN``, the hub token of the student's own
+JupyterLab, and the instructor sets ``NBKIT_PRACTICE_SERVER`` for everyone); the notebook from the argument, else the
 one the kernel runs (``JPY_SESSION_NAME``, set by Jupyter). The assignment is the file's name
 without ``.ipynb`` unless given. Only the file is sent, with the token; the reply says per graded
 function which test cells pass, their messages, the known mistake your answer looks like, and the
@@ -42,7 +44,8 @@ class PracticeError(Exception):
 
 def _settings(server, token):
     server = server or os.environ.get("NBKIT_PRACTICE_SERVER")
-    token = token or os.environ.get("NBKIT_PRACTICE_TOKEN")
+    # On a hub the service knows the student by the hub token of their JupyterLab.
+    token = token or os.environ.get("NBKIT_PRACTICE_TOKEN") or os.environ.get("JUPYTERHUB_API_TOKEN")
     if not server or not token:
         raise PracticeError("give the practice server's address and your token (--server URL --token T, or "
                             "NBKIT_PRACTICE_SERVER and NBKIT_PRACTICE_TOKEN)", usage=True)

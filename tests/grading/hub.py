@@ -91,6 +91,8 @@ c.JupyterHub.load_roles = [{{
     "scopes": ["admin:users", "admin:servers", "tokens", "access:servers", "access:services"],
     "services": ["test-admin"],
 }}, {{"name": "user", "scopes": {["self", *user_scopes]!r}}}]
+# A server's own token ($JUPYTERHUB_API_TOKEN in the user's JupyterLab) gets the services' scopes too.
+c.Spawner.server_token_scopes = {["users:activity!user", "access:servers!server", *user_scopes]!r}
 """
 
 
