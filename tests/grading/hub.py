@@ -59,7 +59,7 @@ def free_port() -> int:
 
 
 def hub_config(folder: Path, *, port, hub_port, proxy_port, service_token, homes, users, admins,
-               services=(), user_scopes=()) -> str:
+               services=(), user_scopes=(), environment=None) -> str:
     """The hub's ``jupyterhub_config.py``: loopback only, dummy authenticator, local spawner."""
     return f"""\
 c = get_config()
@@ -81,8 +81,9 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = {str(homes / "{username}")!r}
 c.Spawner.cmd = [{str(BIN / "jupyterhub-singleuser")!r}]
 c.Spawner.args = ["--ServerApp.allow_root=True"]  # CI runs as root
-c.Spawner.environment = {{"PATH": {str(BIN) + ":/usr/bin:/bin"!r}}}
+c.Spawner.environment = {({"PATH": str(BIN) + ":/usr/bin:/bin", **(environment or {})})!r}
 c.Spawner.start_timeout = {START_TIMEOUT}
+c.LocalProcessSpawner.interrupt_timeout = 3  # a test's servers hold nothing worth waiting 10 s for
 c.JupyterHub.tornado_settings = {{"slow_spawn_timeout": 0}}  # a spawn request answers at once: start many together
 c.Spawner.http_timeout = {START_TIMEOUT}
 c.JupyterHub.services = {[{"name": "test-admin", "api_token": service_token}, *services]!r}
@@ -99,7 +100,9 @@ c.Spawner.server_token_scopes = {["users:activity!user", "access:servers!server"
 class Hub:
     """A running JupyterHub; ``with Hub(folder, users, admins) as hub:``."""
 
-    def __init__(self, folder: Path, users, admins=(), services=(), user_scopes=(), extra_config=""):
+    def __init__(self, folder: Path, users, admins=(), services=(), user_scopes=(), environment=None,
+                 extra_config=""):
+        """``environment``: more variables of every user's server; ``{url}`` in a value is the hub's address."""
         require_proxy()
         self.folder = Path(folder)
         self.homes = self.folder / "homes"
@@ -109,7 +112,9 @@ class Hub:
         self.token = secrets.token_hex(16)
         text = hub_config(self.folder, port=self.port, hub_port=free_port(), proxy_port=free_port(),
                           service_token=self.token, homes=self.homes, users=users, admins=admins,
-                          services=services, user_scopes=user_scopes)
+                          services=services, user_scopes=user_scopes,
+                          environment={k: v.replace("{url}", f"http://127.0.0.1:{self.port}")
+                                       for k, v in (environment or {}).items()})
         (self.folder / "jupyterhub_config.py").write_text(text + extra_config)
         self.process = None
         self.log = None

@@ -148,7 +148,8 @@ def term_hub(tmp_path_factory):
     assert released.returncode == 0, released.stdout + released.stderr
     honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
     with Hub(folder, users=[INSTRUCTOR, *STUDENTS], admins=[INSTRUCTOR], services=[practice_service(root)],
-             user_scopes=[f"access:services!service={PRACTICE}"]) as hub:
+             user_scopes=[f"access:services!service={PRACTICE}"],
+             environment={"NBKIT_PRACTICE_SERVER": "{url}/services/" + PRACTICE}) as hub:
         tokens = hub.start_users([INSTRUCTOR, *STUDENTS])
         yield hub, tokens, root, exchange
     assert not hub.left_behind, f"left running after the hub stopped: {hub.left_behind}"
@@ -299,3 +300,49 @@ def test_a_students_jupyterlab_reaches_the_practice_service_with_its_own_hub_tok
     reply = check_on_server(notebook, assignment=ASSIGNMENT)
     assert reply["status"] == 200, reply
     assert reply["student"] == "bob"
+
+
+def test_in_the_browser_a_student_logs_in_and_sends_the_fetched_notebook_to_the_practice_service(term_hub, tmp_path):
+    """Headless Chromium: bob logs in to the hub with the login form, opens the notebook he fetched
+    in his JupyterLab, runs it (its last cell is ``nbkit.practice.send()``, with the address from the
+    hub's environment and his server's own token), and reads the reply in the page; a screenshot
+    of it in the test's tmp_path."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.chromium import headless_chromium
+    from hub import PASSWORD
+
+    hub, tokens, root, _ = term_hub
+    reply = hub.user_api("bob", tokens["bob"], "POST", "/assignments/fetch",
+                         form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
+    path = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    fetched = hub.user_api("bob", tokens["bob"], "GET", f"/api/contents/{path}")["content"]
+    notebook = fixtures.student_notebook(nbformat.from_dict(fetched), "wrong_hidden")
+    notebook.cells.append(nbformat.v4.new_code_cell(
+        f"import nbkit.practice\nnbkit.practice.send(assignment='{ASSIGNMENT}')"))
+    hub.user_api("bob", tokens["bob"], "PUT", f"/api/contents/{path}",
+                 body={"type": "notebook", "format": "json", "content": notebook})
+    with headless_chromium() as browser:
+        wait = WebDriverWait(browser, 120)
+        browser.get(f"{hub.url}/hub/login")
+        browser.find_element(By.ID, "username_input").send_keys("bob")
+        browser.find_element(By.ID, "password_input").send_keys(PASSWORD)
+        browser.find_element(By.ID, "login_submit").click()
+        wait.until(lambda d: "/user/bob/" in d.current_url)
+        browser.get(f"{hub.url}/user/bob/lab/tree/{path}?reset")
+        wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell")))
+        wait.until(lambda d: "Idle" in d.find_element(By.ID, "jp-main-statusbar").text)
+        browser.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') and text()='Run']").click()
+        wait.until(ready.element_to_be_clickable(
+            (By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"))).click()
+        reply = WebDriverWait(browser, 180).until(ready.presence_of_element_located(
+            (By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .nbkit-practice")))
+        add = reply.find_element(By.CSS_SELECTOR, '[data-function="add"]')
+        assert add.get_attribute("data-passed") == "false" and WORDS in add.text, reply.text
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", reply)
+        browser.save_screenshot(str(tmp_path / "hub-practice.png"))
+    # The service recorded the check as bob's, and only bob's.
+    status, attempts = practice(hub, tokens["bob"], "GET", f"/attempts/{ASSIGNMENT}")
+    assert status == 200 and any(a["function"] == "add" and not a["passed"] for a in attempts["attempts"])
