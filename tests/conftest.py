@@ -76,10 +76,10 @@ LONGEST_FIRST = (
     "tests/grading/test_demo.py",
     "tests/test_bench_smoke.py",
     "notebooks_course",
+    "tests/grading/test_hub_term.py",
     "tests/grading/test_judge_bounds.py",
     "tests/grading/test_run_bounds.py",
     "tests/grading/test_postgres.py",
-    "tests/grading/test_hub_term.py",
 )
 
 

@@ -20,11 +20,14 @@ Who runs what, as on a real hub:
 
 The practice service (``nbg serve``) runs as a managed service of the same hub, with the hub as
 its identity backend (``grading.practice.hub_identity.HubIdentity``): a student's request goes
-through the hub's proxy with the student's own hub token and is answered for that student only.
+through the hub's proxy with the student's own hub token (one handed out by the hub, or the one of
+the student's running JupyterLab) and is answered for that student only; in headless Chromium a
+student logs in, runs the fetched notebook in JupyterLab and reads the service's reply in the page.
 
 It grades its own small class (the fixture assignment, two students) because the
 submissions must come through the exchange; the expected scores are derived by hand in
-``fixtures.py``. One hub (and one practice service) serves both tests of the module.
+``fixtures.py``. One hub (and one practice service) serves every test of the module; they run in
+file order (the term first: the practice test expects no attempts of bob's yet).
 """
 
 from __future__ import annotations
@@ -315,8 +318,8 @@ def test_in_the_browser_a_student_logs_in_and_sends_the_fetched_notebook_to_the_
     from hub import PASSWORD
 
     hub, tokens, root, _ = term_hub
-    reply = hub.user_api("bob", tokens["bob"], "POST", "/assignments/fetch",
-                         form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
+    hub.user_api("bob", tokens["bob"], "POST", "/assignments/fetch",  # done already when the term ran first
+                 form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}, body={})
     path = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
     fetched = hub.user_api("bob", tokens["bob"], "GET", f"/api/contents/{path}")["content"]
     notebook = fixtures.student_notebook(nbformat.from_dict(fetched), "wrong_hidden")
