@@ -55,7 +55,7 @@ from practice_server import CATALOGUE, WORDS
 from grading.core.course import Course
 from tests import honest_times
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # the first test carries the hub's set-up
 
 COURSE_ID = "nb101"
 ASSIGNMENT = fixtures.FIXTURE_ASSIGNMENT
