@@ -284,6 +284,11 @@ def test_the_practice_service_behind_the_hub_answers_the_hub_user_only(term_hub)
     # No token, or one the hub does not know: refused before anything runs.
     assert practice(hub, None, "GET", f"/attempts/{ASSIGNMENT}")[0] == 401
     assert practice(hub, "not-a-hub-token", "POST", f"/check/{ASSIGNMENT}", notebook)[0] == 401
+    # A hub user's token without this service's scope, and a service's token: refused too.
+    narrow = hub.api("POST", "/hub/api/users/bob/tokens", {"scopes": ["read:users:name!user=bob"],
+                                                          "expires_in": 600})["token"]
+    assert practice(hub, narrow, "GET", f"/attempts/{ASSIGNMENT}")[0] == 401
+    assert practice(hub, hub.token, "GET", f"/attempts/{ASSIGNMENT}")[0] == 401
 
 
 def test_a_students_jupyterlab_reaches_the_practice_service_with_its_own_hub_token(term_hub, monkeypatch):
