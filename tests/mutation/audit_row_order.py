@@ -1,7 +1,7 @@
 """Audit of one mistake across the course: rows (or blocks) in np.unique order instead of ``classes`` order.
 
 Review item C11 ("one mistake, one weight"). For every function that takes ``classes`` and whose
-catalogue entry (``course/mistakes/<id>.py``) has this mistake, one submission: that function replaced
+catalogue entry (``course/mistakes/<id>.py``) names this mistake's mutant (``row_order``), one submission: that function replaced
 by the mutant, every other function the instructor's. All are graded in one real ``autograde`` run
 (sandboxed, tests in the judge); the table lists, per function, the points of each hidden cell, the
 fraction of the function's points the mistake costs, and whether the visible test catches it.
@@ -19,24 +19,16 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[2]
-# (assignment, function) -> the catalogue's mutant of this mistake
-ROW_ORDER = {
-    ("02_categorical_nb", "class_log_prior"): "np_unique_order",
-    ("02_categorical_nb", "categorical_feature_log_prob"): "rows_in_np_unique_order",
-    ("03_multinomial_nb", "multinomial_feature_log_prob"): "rows_in_np_unique_order",
-    ("03_multinomial_nb", "confusion_matrix"): "np_unique_order",
-    ("04_bernoulli_nb", "bernoulli_feature_log_prob"): "rows_from_np_unique",
-    ("05_gaussian_nb", "gaussian_mean_var"): "rows_from_np_unique",
-    ("05_gaussian_nb", "pooled_variance"): "means_by_searchsorted_on_unsorted_classes",
-    ("07_nb_in_practice", "update_counts"): "rows_from_np_unique",
-    ("07_nb_in_practice", "expand_with_posteriors"): "blocks_in_sorted_order",
-}
-
-
 def _suite():
     from tests.mutation import course_class  # the catalogue's tools: CASES, solution_cells, submission
 
     return course_class
+
+
+def row_order_mutants() -> dict:
+    """(assignment, function) -> the catalogue's mutant of this mistake (its case's ``row_order``)."""
+    return {(assignment, function): case["row_order"]
+            for assignment, cases in _suite().CASES.items() for function, case in cases.items() if "row_order" in case}
 
 
 def audit(workdir: Path) -> list:
@@ -45,7 +37,8 @@ def audit(workdir: Path) -> list:
     from grading.release import build_release
 
     suite = _suite()
-    assignments = sorted({a for a, _ in ROW_ORDER})
+    row_order = row_order_mutants()
+    assignments = sorted({a for a, _ in row_order})
     root = workdir / "course"
     (root / "source").mkdir(parents=True)
     shutil.copy(ROOT / "course" / "nbgrader_config.py", root)
@@ -56,7 +49,7 @@ def audit(workdir: Path) -> list:
     course = Course(root)
     build_release(course, assignments, handout=False)
     students = {}
-    for (assignment, function), mutant in ROW_ORDER.items():
+    for (assignment, function), mutant in row_order.items():
         cases = suite.CASES[assignment]
         source = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
         where = suite.solution_cells(source)[function]
@@ -79,7 +72,7 @@ def audit(workdir: Path) -> list:
             total = sum(grades[t][1] for t in hidden)
             lost = sum(grades[t][1] - grades[t][0] for t in hidden)
             visible = [t for t in tests if t.endswith("_visible")]
-            rows.append((assignment, function, ROW_ORDER[(assignment, function)],
+            rows.append((assignment, function, row_order[(assignment, function)],
                          {t.removeprefix(f"test_{function}_"): grades[t] for t in hidden}, lost, total,
                          "catches it" if set(visible) & failed else "passes"))
     return rows
