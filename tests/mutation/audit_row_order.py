@@ -7,11 +7,17 @@ by the mutant, every other function the instructor's. All are graded in one real
 fraction of the function's points the mistake costs, and whether the visible test catches it.
 A script, not a test (it grades 9 submissions through the sandbox: a few minutes). From the root:
 
-    .venv/bin/python -m tests.mutation.audit_row_order
+    .venv/bin/python -m tests.mutation.audit_row_order [--np-unique-y]
+
+The catalogue's mutants get the order wrong and nothing else; ``--np-unique-y`` grades them as a
+student writes them, with the rows taken from ``np.unique(y)``, which also drops a class absent
+from ``y`` (a mistake of its own, weighed on the edges cell).
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,6 +25,11 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[2]
+# the order-only mutant's code -> the same mistake as written with np.unique(y)
+AS_WRITTEN = {"np.unique(np.asarray(classes))": "np.unique(np.concatenate([np.asarray(y_true), np.asarray(y_pred)]))",
+              "np.unique(classes)": "np.unique(y)"}
+
+
 def _suite():
     from tests.mutation import course_class  # the catalogue's tools: CASES, solution_cells, submission
 
@@ -31,7 +42,7 @@ def row_order_mutants() -> dict:
             for assignment, cases in _suite().CASES.items() for function, case in cases.items() if "row_order" in case}
 
 
-def audit(workdir: Path) -> list:
+def audit(workdir: Path, np_unique_y: bool = False) -> list:
     from grading.autograde import autograde
     from grading.core.course import Course
     from grading.release import build_release
@@ -57,6 +68,9 @@ def audit(workdir: Path) -> list:
         folder = course.submitted_dir(student, assignment)
         folder.mkdir(parents=True)
         code = cases[function]["mutants"][mutant]
+        labels = {"y", "y_true"} & {a.arg for a in ast.parse(code).body[-1].args.args}
+        for order_only, as_written in AS_WRITTEN.items() if np_unique_y and labels else ():  # no y: as it is
+            code = code.replace(order_only, as_written)
         nbformat.write(suite.submission(source, {where: {function: code}}), str(folder / f"{assignment}.ipynb"))
         students[(assignment, function)] = (student, cases[function]["tests"])
     autograde(course, workers=2)
@@ -78,9 +92,12 @@ def audit(workdir: Path) -> list:
     return rows
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--np-unique-y", action="store_true", help="the mutants as written with np.unique(y)")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="row-order-audit-") as scratch:
-        rows = audit(Path(scratch))
+        rows = audit(Path(scratch), np_unique_y=args.np_unique_y)
     print("| notebook | function | mutant | hidden cells (score / max) | lost | fraction | visible test |")
     print("|---|---|---|---|---|---|---|")
     for assignment, function, mutant, cells, lost, total, visible in rows:
