@@ -86,16 +86,16 @@ def function(notebook: str, name: str, fallback, folder: str | Path = "."):
         if state["use"] is None:
             expected = fallback(*args, **kwargs)
             try:
-                got = yours(*args, **kwargs)
+                result = yours(*args, **kwargs)
             except NotImplementedError:
                 state["why"] = f"{name} is not written yet in {notebook}.ipynb"
             except Exception as error:  # the student's function fails: the stand-in
                 state["why"] = f"{label} fails here ({type(error).__name__}: {error}); run its tests"
             else:
-                if _same(got, expected):
+                if _same(result, expected):
                     print(f"({label} is used below)")
                     state["use"] = yours
-                    return got
+                    return result
                 state["why"] = f"{label} gives another result than the stand-in here; run its tests"
             state["use"] = fallback
             print(f"({state['why']}: a stand-in is used below)")
