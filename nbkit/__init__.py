@@ -3,7 +3,8 @@
 What a student installs next to the released notebooks: the datasets and
 worked tables of the lectures (:mod:`nbkit.datasets`), the helpers the
 visible tests use (:mod:`nbkit.testing`), the tokenizer and vocabulary
-(:mod:`nbkit.text`) and plotting helpers (:mod:`nbkit.plotting`); and
+(:mod:`nbkit.text`), plotting helpers (:mod:`nbkit.plotting`), the functions a student wrote
+in an earlier notebook, for a later one's demonstrations (:mod:`nbkit.earlier`); and
 ``python -m nbkit check NOTEBOOK`` (:mod:`nbkit.check`), which tells a
 student before submitting whether a notebook will grade.
 

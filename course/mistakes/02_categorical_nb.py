@@ -123,7 +123,7 @@ def class_log_prior(y, classes, sample_weight=None):
         return np.log(counts.to_numpy() / weights.sum())''',
         },
         "mutants": {
-            "np_unique_order": _prior_mutant(classes="np.unique(y)"),
+            "np_unique_order": _prior_mutant(classes="np.unique(classes)"),  # the order only (C11)
             "forgets_log": _prior_mutant(result="counts / counts.sum()"),
             "divides_by_n_classes": _prior_mutant(result="np.log(counts / len(classes))"),
             "absent_class_dropped": _prior_mutant(classes="[c for c in classes if np.any(y == c)]"),
@@ -181,7 +181,7 @@ def categorical_feature_log_prob(X, y, classes, alpha=1.0, n_categories=None, sa
             "denominator_n_classes": _flp(table="np.log(counts + alpha) - np.log(class_total + alpha * len(classes))"),
             "denominator_2": _flp(table="np.log(counts + alpha) - np.log(class_total + 2 * alpha)"),
             "divides_by_n_not_n_c": _flp(class_total="weights.sum()"),
-            "rows_in_np_unique_order": _flp(rows="list(np.unique(y))"),
+            "rows_in_np_unique_order": _flp(rows="list(np.unique(classes))"),  # the order only (C11)
             "rows_from_y_absent_class_dropped": _flp(rows="[c for c in classes if np.any(y == c)]"),
             "ignores_n_categories": _flp(ignore_n_categories=" and False"),
             "alpha_0_clipped": _flp(table="np.log(np.maximum(counts + alpha, 1e-300)) - np.log(class_total + alpha * n_values[j])"),
@@ -421,6 +421,7 @@ for _function, _mistakes in _MORE.items():
         CASES[_function]["mutants"][_name] = _source
         CASES[_function]["explanations"][_name] = _words
 CASES["class_log_prior"]["keeps"] = {
+    "np_unique_order": ["test_class_log_prior_edges", "test_class_log_prior_inputs"],
     "absent_class_dropped": ["test_class_log_prior_core", "test_class_log_prior_inputs"],
     "rounds_sample_weight": ["test_class_log_prior_core"],
     "list_labels_not_converted": ["test_class_log_prior_core", "test_class_log_prior_edges"],
@@ -430,6 +431,8 @@ CASES["categorical_feature_log_prob"]["keeps"] = {
     for name in ("ignores_n_categories", "alpha_0_clipped", "single_class_squeezed", "rows_from_y_absent_class_dropped",
                  "ignores_sample_weight", "rounds_sample_weight", "k_from_distinct_values", "list_labels_not_converted")
 }
+CASES["categorical_feature_log_prob"]["keeps"]["rows_in_np_unique_order"] = [
+    "test_categorical_feature_log_prob_edges", "test_categorical_feature_log_prob_inputs"]
 CASES["categorical_jll"]["keeps"] = {
     "minus_inf_made_finite": ["test_categorical_jll_core", "test_categorical_jll_inputs"],
     "probability_space": ["test_categorical_jll_core", "test_categorical_jll_inputs"],
@@ -442,3 +445,8 @@ CASES["log_normalize"]["keeps"] = {
     "minus_inf_made_finite": ["test_log_normalize_core", "test_log_normalize_inputs"],
     "lists_not_accepted": ["test_log_normalize_core", "test_log_normalize_edges"],
 }
+
+# Review C11 (one mistake, one weight): the mutant that puts the rows (or blocks) in sorted order instead of
+# the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
+CASES["class_log_prior"]["row_order"] = "np_unique_order"
+CASES["categorical_feature_log_prob"]["row_order"] = "rows_in_np_unique_order"

@@ -200,7 +200,7 @@ def multinomial_feature_log_prob(X, y, classes, alpha=1.0, sample_weight=None):
                 "np.array([[weights[y == c].sum()] for c in classes]) + alpha * X.shape[1]"),
             "alpha_ignored": _flp(result_lines='''with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(word_counts + 1.0) - np.log(word_counts.sum(axis=1, keepdims=True) + X.shape[1])'''),
-            "rows_in_np_unique_order": _flp(rows="list(np.unique(y))"),
+            "rows_in_np_unique_order": _flp(rows="list(np.unique(classes))"),  # the order only (C11)
             "rows_from_y_absent_class_dropped": _flp(rows="[c for c in classes if np.any(y == c)]"),
             "dense_only": '''import numpy as np
 
@@ -328,7 +328,7 @@ def confusion_matrix(y_true, y_pred, classes):
         },
         "mutants": {
             "rows_and_columns_swapped": _confusion(index="position[guess], position[truth]"),
-            "np_unique_order": _confusion(labels="np.unique(np.concatenate([np.asarray(y_true), np.asarray(y_pred)]))"),
+            "np_unique_order": _confusion(labels="np.unique(np.asarray(classes))"),  # the order only (C11)
             "shape_from_labels": _confusion(
                 labels="[c for c in np.asarray(classes).tolist() if c in set(np.asarray(y_true).tolist()) | set(np.asarray(y_pred).tolist())]"),
             "overwrites_input": _confusion(prologue='''order = np.argsort(y_true, kind="stable")  # sorts the caller's arrays in place
@@ -721,6 +721,7 @@ CASES["count_vectors"]["keeps"] = {
        for name in ("substring_count", "split_not_tokenize", "retokenises_token_lists", "returns_dense")},
 }
 CASES["multinomial_feature_log_prob"]["keeps"] = {
+    "rows_in_np_unique_order": ["test_multinomial_feature_log_prob_edges", "test_multinomial_feature_log_prob_inputs"],
     "alpha_0_clipped": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_inputs"],
     "single_class_squeezed": ["test_multinomial_feature_log_prob_core", "test_multinomial_feature_log_prob_inputs"],
     "rows_from_y_absent_class_dropped": ["test_multinomial_feature_log_prob_core",
@@ -736,6 +737,7 @@ CASES["multinomial_jll"]["keeps"] = {
     "lists_not_accepted": ["test_multinomial_jll_core", "test_multinomial_jll_edges"],
 }
 CASES["confusion_matrix"]["keeps"] = {
+    "np_unique_order": ["test_confusion_matrix_edges", "test_confusion_matrix_inputs"],
     "shape_from_labels": ["test_confusion_matrix_core", "test_confusion_matrix_inputs"],
     "lists_not_accepted": ["test_confusion_matrix_core", "test_confusion_matrix_edges"],
 }
@@ -749,3 +751,8 @@ CASES["mutual_information"]["probes"] = [
     "np.array([[1, 0, 2], [0, 1, 0], [3, 0, 0], [0, 2, 1], [1, 1, 0], [0, 0, 1]]), np.array([0, 1, 2, 0, 1, 1]), "
     "np.array([0, 1, 2])",
 ]
+
+# Review C11 (one mistake, one weight): the mutant that puts the rows (or blocks) in sorted order instead of
+# the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
+CASES["multinomial_feature_log_prob"]["row_order"] = "rows_in_np_unique_order"
+CASES["confusion_matrix"]["row_order"] = "np_unique_order"

@@ -147,9 +147,9 @@ CASES = {
         "tests": ["test_bernoulli_feature_log_prob_visible", "test_bernoulli_feature_log_prob_core",
                   "test_bernoulli_feature_log_prob_edges", "test_bernoulli_feature_log_prob_inputs"],
         "keeps": {"absent_class_dropped": ["test_bernoulli_feature_log_prob_core"],
+                  "rows_from_np_unique": ["test_bernoulli_feature_log_prob_edges", "test_bernoulli_feature_log_prob_inputs"],
                   "alpha0_floor": ["test_bernoulli_feature_log_prob_core", "test_bernoulli_feature_log_prob_inputs"],
-                  "labels_as_row_indices": ["test_bernoulli_feature_log_prob_core",
-                                            "test_bernoulli_feature_log_prob_edges"],
+                  "labels_as_row_indices": ["test_bernoulli_feature_log_prob_edges"],  # rows by label: the order too
                   "dense_only": ["test_bernoulli_feature_log_prob_core", "test_bernoulli_feature_log_prob_edges"],
                   "returns_list_of_rows": ["test_bernoulli_feature_log_prob_core",
                                            "test_bernoulli_feature_log_prob_edges"]},
@@ -184,7 +184,7 @@ CASES = {
             "denominator_n_classes": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + len(classes) * alpha"),
             "denominator_n_features": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + X.shape[1] * alpha"),
             "word_totals_multinomial": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_with_word.sum(axis=1, keepdims=True) + X.shape[1] * alpha"),
-            "rows_from_np_unique": _FLP_HEAD + "    classes = np.unique(y)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
+            "rows_from_np_unique": _FLP_HEAD + "    classes = np.unique(classes)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
             "weights_ignored_in_n_c": _FLP_HEAD + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha").replace(
                 "docs_in_class = np.array([[weights[y == c].sum()] for c in classes])", "docs_in_class = np.array([[np.sum(y == c)] for c in classes])"),
             "weights_rounded": _FLP_HEAD + "    sample_weight = None if sample_weight is None else np.round(sample_weight)\n" + _FLP_BODY.replace("DENOMINATOR", "docs_in_class + 2 * alpha"),
@@ -362,3 +362,7 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+
+# Review C11 (one mistake, one weight): the mutant that puts the rows (or blocks) in sorted order instead of
+# the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
+CASES["bernoulli_feature_log_prob"]["row_order"] = "rows_from_np_unique"

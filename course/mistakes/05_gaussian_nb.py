@@ -55,9 +55,10 @@ CASES = {
         "tests": ["test_gaussian_mean_var_visible", "test_gaussian_mean_var_core", "test_gaussian_mean_var_edges",
                   "test_gaussian_mean_var_inputs"],
         "keeps": {"absent_class_dropped": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
+                  "rows_from_np_unique": ["test_gaussian_mean_var_edges", "test_gaussian_mean_var_inputs"],
                   "small_class_variance_not_nan": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
                   "weights_by_repeating_rows": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_inputs"],
-                  "labels_as_row_indices": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_edges"],
+                  "labels_as_row_indices": ["test_gaussian_mean_var_edges"],  # rows by label: the order too
                   "returns_lists_of_rows": ["test_gaussian_mean_var_core", "test_gaussian_mean_var_edges"]},
         "correct": {
             "loops": _mv(),
@@ -93,7 +94,7 @@ CASES = {
             "ddof_ignored": _mv(ddof="0"),
             "standard_deviation_not_variance": _mv(result="np.sqrt(var)"),
             "overall_mean_not_class_mean": _mv(centre="X.mean(axis=0)"),
-            "rows_from_np_unique": _MV_HEAD + "    classes = np.unique(y)\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
+            "rows_from_np_unique": _MV_HEAD + "    classes = np.unique(classes)\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
             "absent_class_dropped": _MV_HEAD + "    classes = [c for c in classes if np.any(np.asarray(y) == c)]\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
             "sample_weight_ignored": _MV_HEAD + "    sample_weight = None\n" + _MV_LOOP.replace("DDOF", "ddof").replace("CENTRE", "theta[row]").replace("VAR", "var"),
             "weights_by_repeating_rows": _MV_HEAD + '''    X = np.asarray(X, dtype=float)
@@ -234,8 +235,8 @@ CASES = {
         "tests": ["test_pooled_variance_visible", "test_pooled_variance_core", "test_pooled_variance_edges",
                   "test_pooled_variance_inputs"],
         "keeps": {"other_classes_not_left_out": ["test_pooled_variance_core", "test_pooled_variance_inputs"],
-                  "means_by_searchsorted_on_unsorted_classes": ["test_pooled_variance_core",
-                                                                "test_pooled_variance_edges"],
+                  "means_by_searchsorted_on_unsorted_classes": ["test_pooled_variance_edges",
+                                                                "test_pooled_variance_inputs"],
                   "list_X_not_converted": ["test_pooled_variance_core", "test_pooled_variance_edges"],
                   "returns_list_per_feature": ["test_pooled_variance_core", "test_pooled_variance_edges"]},
         "correct": {
@@ -377,3 +378,8 @@ EXPLANATIONS = {
 }
 for _function, _texts in EXPLANATIONS.items():
     CASES[_function]["explanations"] = _texts
+
+# Review C11 (one mistake, one weight): the mutant that puts the rows (or blocks) in sorted order instead of
+# the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
+CASES["gaussian_mean_var"]["row_order"] = "rows_from_np_unique"
+CASES["pooled_variance"]["row_order"] = "means_by_searchsorted_on_unsorted_classes"

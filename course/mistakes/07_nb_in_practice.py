@@ -15,7 +15,7 @@ _FT_SEARCH = """    result = minimize_scalar(loss, bounds=(np.log(1e-3), np.log(
 CASES = {
     "update_counts": {
         "tests": ["test_update_counts_visible", "test_update_counts_core", "test_update_counts_edges", "test_update_counts_inputs"],
-        "keeps": {"rows_from_np_unique": ["test_update_counts_core"], "matrix_from_sparse_sum": ["test_update_counts_core"], "counts_as_integers": ["test_update_counts_core"], "y_list_not_converted": ["test_update_counts_core"]},
+        "keeps": {"rows_from_np_unique": ["test_update_counts_edges", "test_update_counts_inputs"], "matrix_from_sparse_sum": ["test_update_counts_core"], "counts_as_integers": ["test_update_counts_core"], "y_list_not_converted": ["test_update_counts_core"]},
         "correct": {
             "one_hot_product": _UC + '''    y, classes = np.asarray(y), np.asarray(classes)
     one_hot = (y[:, None] == classes[None, :]).astype(float)
@@ -69,7 +69,7 @@ CASES = {
     y = np.asarray(y)
     new_class = np.array(class_count, dtype=float)
     new_feature = np.array(feature_count, dtype=float)
-    for row, c in enumerate(np.unique(y)):
+    for row, c in enumerate(np.unique(classes)):  # the order only (C11)
         new_class[row] += np.sum(y == c)
         new_feature[row] += X[y == c].sum(axis=0)
     return new_class, new_feature
@@ -415,7 +415,7 @@ CASES = {
     },
     "expand_with_posteriors": {
         "tests": ["test_expand_with_posteriors_visible", "test_expand_with_posteriors_core", "test_expand_with_posteriors_edges", "test_expand_with_posteriors_inputs"],
-        "keeps": {"normalises_resp_copy": ["test_expand_with_posteriors_core"], "dense_from_sparse": ["test_expand_with_posteriors_core"]},
+        "keeps": {"blocks_in_sorted_order": ["test_expand_with_posteriors_edges", "test_expand_with_posteriors_inputs"], "normalises_resp_copy": ["test_expand_with_posteriors_core"], "dense_from_sparse": ["test_expand_with_posteriors_core"]},
         "correct": {
             "vstack_coo": _EP + """    classes, resp, y_lab = np.asarray(classes), np.asarray(resp, dtype=float), np.asarray(y_lab)
     blocks = [X_lab] + [X_unlab] * len(classes)
@@ -622,3 +622,8 @@ for _function, _texts in EXPLANATIONS.items():
 CASES["fit_temperature"]["probes"] = [
     "np.array([2.0, -1.0, 0.5, 3.0, -2.0, 1.5]), np.array([1, 0, 0, 1, 0, 0])",
 ]
+
+# Review C11 (one mistake, one weight): the mutant that puts the rows (or blocks) in sorted order instead of
+# the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
+CASES["update_counts"]["row_order"] = "rows_from_np_unique"
+CASES["expand_with_posteriors"]["row_order"] = "blocks_in_sorted_order"

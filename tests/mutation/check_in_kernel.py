@@ -5,8 +5,8 @@ by default). For each notebook one kernel runs every cell of the source notebook
 then, for each variant, the variant's source replaces the function, every test cell of
 the notebook runs again (a test cell fails when it raises or writes to stderr, as
 nbgrader scores it), and the original solution cell is restored. Exit status 1 when a
-correct variant fails a test cell, a mutant fails none of its own test cells, or a
-mutant fails another function's test cell.
+correct variant fails a test cell, a mutant fails none of its own test cells, a mutant
+fails another function's test cell, or a mutant fails a cell its case ``keeps``.
 """
 
 import argparse
@@ -95,6 +95,8 @@ def check_assignment(assignment_id):
                         problems.append(f"{tag} was not caught" + (f" (failed only {failed})" if failed else ""))
                     elif kind == "mutant" and other:
                         problems.append(f"{tag} also failed other functions' tests {other}")
+                    elif kind == "mutant" and set(case.get("keeps", {}).get(label, ())) & own:
+                        problems.append(f"{tag} failed cells it must keep {sorted(set(case['keeps'][label]) & own)}")
                     else:
                         print(f"ok  {tag}" + (f" -> {sorted(own)}" if kind == "mutant" else ""), flush=True)
     finally:

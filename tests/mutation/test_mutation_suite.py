@@ -102,6 +102,36 @@ def test_a_mutant_that_misses_an_edge_case_keeps_the_core_points(graded, assignm
                     f"got {cells[cell]}")
 
 
+def test_the_row_order_mistake_costs_the_core_cell_in_every_notebook(graded):
+    """Review C11, one mistake, one weight: rows (or blocks) in sorted order instead of the order of
+    ``classes`` breaks every prediction, so it costs exactly its function's core cell (whose ``classes``
+    are out of sorted order) and no other hidden cell (theirs are sorted): about the same share of the
+    function's points in every notebook (57 to 63 %), and the visible test shows it."""
+    plans, scores, _, _, failed = graded
+    shares = {}
+    for assignment, cases in CASES.items():
+        for function, case in cases.items():
+            if "row_order" not in case:
+                continue
+            assert case["row_order"] in case["mutants"], f"{assignment}.{function}: unknown row_order mutant"
+            core, hidden = f"test_{function}_core", [c for c in case["tests"] if not c.endswith("_visible")]
+            students = [s for s, (_, what) in plans[assignment].items()
+                        if s.startswith("mutant-") and what.get(function) == case["row_order"]]
+            assert students, f"{assignment}.{function}: the row-order mutant was not graded"
+            for student in students:
+                cells = scores[(student, assignment)]
+                assert cells[core][0] == 0 < cells[core][1], (assignment, function, core, cells[core])
+                kept = {c: cells[c] for c in hidden if c != core and cells[c][0] < cells[c][1]}
+                assert not kept, f"{assignment}.{function}: the row-order mutant also loses {kept}"
+                assert f"test_{function}_visible" in failed[(student, assignment)], (
+                    f"{assignment}.{function}: the visible test does not show the row-order mistake")
+                shares[(assignment, function)] = cells[core][1] / sum(cells[c][1] for c in hidden)
+    if shares:
+        print("\nrow-order mistake, share of the function's points lost:",
+              ", ".join(f"{a[:2]} {f} {share:.0%}" for (a, f), share in sorted(shares.items())))
+        assert max(shares.values()) - min(shares.values()) <= 0.1, shares
+
+
 def test_every_function_with_several_hidden_cells_has_a_mutant_that_keeps_points():
     for assignment, cases in CASES.items():
         for function, case in cases.items():
