@@ -622,3 +622,9 @@ for _function, _texts in EXPLANATIONS.items():
 CASES["fit_temperature"]["probes"] = [
     "np.array([2.0, -1.0, 0.5, 3.0, -2.0, 1.5]), np.array([1, 0, 0, 1, 0, 0])",
 ]
+# Three parts and unequal priors: with two parts, counting the prior once per part minus twice
+# (a held-out mistake) gives the plain sum's results.
+CASES["combine_jlls"]["probes"] = [
+    "[np.array([[-1.0, -2.0], [-3.0, -0.5]]), np.array([[-0.5, -1.5], [-2.0, -1.0]]), "
+    "np.array([[-2.0, -0.5], [-1.0, -4.0]])], np.log(np.array([0.3, 0.7]))",
+]

@@ -272,9 +272,10 @@ class Diagnoser:
         return self.explain(grade_id, counterexample=False)[0]
 
     def explain(self, grade_id: str, counterexample=True) -> tuple:
-        """The diagnosis (as :meth:`diagnose`) and the words of a counterexample ("" when none):
-        the cell's first call the student's function gets wrong, shrunk (:mod:`.evidence.counterexample`).
-        A mistake is named only if it also agrees with the student's function on the counterexample."""
+        """The diagnosis (as :meth:`diagnose`) and the words of a counterexample ("" when none or not
+        ``counterexample``): the cell's first call the student's function gets wrong, shrunk
+        (:mod:`.evidence.counterexample`). Every input the search called the student's function on is
+        evidence too: a mistake is named only if it gives the student's results on each of them."""
         import warnings
 
         found, shown = [], ""
@@ -295,15 +296,14 @@ class Diagnoser:
                     if reference is None:
                         continue
                     example = None
-                    if counterexample and not shown and self.caller is not None:
+                    if not shown and self.caller is not None:
                         example = self._counterexample(function, reference, calls)
-                        shown = example["words"] if example else ""
+                        shown = example["words"] if example and counterexample else ""
                     names = self._matching(reference, mistakes, calls, deadline)
                     if names and function in self._probes:
                         names = self._confirmed(function, names, mistakes, deadline)
-                    if names and example:  # the counterexample discriminates too: the mistake must give its results
-                        names = [n for n in names if _outcomes_agree(_replay(mistakes[n], example["call"], deadline),
-                                                                     example["yours"])]
+                    for call, yours in (example or {}).get("evidence", []):  # every input the search tried
+                        names = [n for n in names if _outcomes_agree(_replay(mistakes[n], call, deadline), yours)]
                     if names:
                         found.append({"function": function, "mistakes": [
                             {"id": name, "explanation": entry["mistakes"][name]["explanation"]} for name in names]})
@@ -345,16 +345,17 @@ class Diagnoser:
             search = shrinking.Shrinker(run_reference, student, _outcomes_agree, deadline=deadline, rng=rng)
             small_args, small_kwargs, small_yours, small_expected = search.shrink(args, kwargs, yours, expected)
             self.last_search_calls = search.calls
+            evidence = [(((a, k), None), outcome) for a, k, outcome in search.tried]
             values, original = shrinking.count((small_args, small_kwargs)), shrinking.count((args, kwargs))
             if not search.steps or values > original or values > shrinking.MAX_SHOWN_VALUES \
                     or not shrinking.is_simple((small_args, small_kwargs)):
-                return None  # never the test's own input, nor another function's reference output
+                return {"words": "", "evidence": evidence}  # never the test's input, nor another reference's output
             try:
                 names = list(inspect.signature(reference).parameters)
             except (TypeError, ValueError):
                 names = []
             words = shrinking.wording(function, names, small_args, small_kwargs, small_yours, small_expected, original)
-            return {"call": ((small_args, small_kwargs), None), "yours": small_yours, "words": words}
+            return {"words": words, "evidence": evidence}
         return None
 
     @staticmethod

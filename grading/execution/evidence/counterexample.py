@@ -223,6 +223,7 @@ class Shrinker:
         self.deadline, self.rng, self.max_calls = deadline, rng, max_calls
         self.calls = 0
         self.steps = 0  # accepted: each changes the input (fewer entries or simpler values)
+        self.tried = []  # (args, kwargs, the student's outcome) of every call made: evidence for the diagnosis
 
     def shrink(self, args, kwargs, yours, expected):
         """The smallest call found on which the student disagrees as on ``args``, ``kwargs``:
@@ -254,6 +255,7 @@ class Shrinker:
         yours = self.student(args, kwargs)
         if yours is None:
             raise _Stop  # the kernel cannot answer (time, death): keep what was found
+        self.tried.append((args, kwargs, yours))
         if _raised(yours) != self._student_raised or self.agree(yours, expected):
             return False
         self.best = (args, kwargs, yours, expected)
