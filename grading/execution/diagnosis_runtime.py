@@ -296,7 +296,7 @@ class Diagnoser:
                     if reference is None:
                         continue
                     example = None
-                    if not shown and self.caller is not None:
+                    if not shown and self.caller is not None and self.recorder.catalogue.get("counterexamples", True):
                         example = self._counterexample(function, reference, calls)
                         shown = example["words"] if example and counterexample else ""
                     names = self._matching(reference, mistakes, calls, deadline)
