@@ -183,28 +183,37 @@ SIZES = re.compile(r"\((\d+) values; the test's input had (\d+)\)")
 
 
 def replayed(words, function, base, *functions):
-    """The counterexample's call, read back from its words and run on each of ``functions``."""
+    """The counterexample's call, read back from its words and run on each of ``functions``: each one's
+    result, and its arguments after the call."""
     match = CALL.search(words)
     assert match and match.group(1) == function, words
     args, kwargs = eval(f"(lambda *a, **k: (a, k))({match.group(2)})", {**base, "np": np, "scipy": scipy})
     results = []
     for fn in functions:
+        given, named = copy.deepcopy(list(args)), copy.deepcopy(kwargs)
         try:
-            results.append(fn(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+            results.append((fn(*given, **named), (given, named)))
         except Exception as error:
-            results.append(("raised", type(error).__name__))
+            results.append((("raised", type(error).__name__), None))
     return results
 
 
-def differ(a, b) -> bool:
+def differ(a, a_after, b, b_after) -> bool:
+    """Whether two calls' results, or their arguments after the call, differ as the hidden tests see it."""
+    return _differ(a, b) or (a_after is not None and b_after is not None and _differ(a_after, b_after))
+
+
+def _differ(a, b) -> bool:
     """Whether two results differ as the hidden tests see it (the type is part of the answer)."""
     raised = [isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] == "raised" for x in (a, b)]
     if any(raised):
         return not all(raised) or a[1] != b[1]
     if scipy.sparse.issparse(a) or scipy.sparse.issparse(b):
-        return not (scipy.sparse.issparse(a) and scipy.sparse.issparse(b)) or differ(a.toarray(), b.toarray())
+        return not (scipy.sparse.issparse(a) and scipy.sparse.issparse(b)) or _differ(a.toarray(), b.toarray())
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() != b.keys() or any(_differ(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) != len(b) or any(differ(x, y) for x, y in zip(a, b))
+        return len(a) != len(b) or any(_differ(x, y) for x, y in zip(a, b))
     if isinstance(a, np.ndarray) != isinstance(b, np.ndarray) and (np.ndim(a) or np.ndim(b)):
         return True
     a, b = np.asarray(a), np.asarray(b)
@@ -233,7 +242,7 @@ def test_a_held_out_mutant_gets_a_counterexample_and_no_wrong_diagnosis(name, tm
         shown, original = (int(n) for n in SIZES.search(words).groups())
         assert shown <= original, words
         mine, right = replayed(words, function, base, mutant, reference)
-        assert differ(mine, right), f"{name}: on {grade_id}'s counterexample the mutant agrees with the reference"
+        assert differ(*mine, *right), f"{name}: on {grade_id}'s counterexample the mutant agrees with the reference"
 
 
 def test_the_held_out_mutants_are_forty_and_include_every_coincidence():

@@ -246,7 +246,7 @@ def test_failed_hidden_cells_show_a_counterexample_the_mutant_really_gets_wrong(
                 replaced = {f: code for functions in students[student][0].values() for f, code in functions.items()}
                 mutant = _build(replaced[owner], owner, {**base, **references})
                 mine, right = replayed(message, owner, {**base, **references}, mutant, references[owner])
-                assert differ(mine, right), (assignment, owner, wrong[owner], grade_id, message)
+                assert differ(*mine, *right), (assignment, owner, wrong[owner], grade_id, message)
     values.sort(key=lambda pair: pair[0] / pair[1])
     print(f"\ncounterexamples: {shown} of {cells} failed hidden cells, {len(covered)} of {len(mutants)} mutants; "
           f"median {values[len(values) // 2][0]} values shown against {sorted(v[1] for v in values)[len(values) // 2]} "

@@ -360,6 +360,5 @@ def wording(function, names, args, kwargs, yours, expected, original_values) -> 
              f"  expected: {_show(expected[0])}"]
     if not _raised(yours):
         differs = difference(yours[0], expected[0])
-        if differs:
-            lines.append(f"  differs:  {differs}")
+        lines.append(f"  differs:  {differs or 'the results agree, but your function changed its arguments in place'}")
     return "\n".join(lines)
