@@ -71,7 +71,7 @@ def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> d
     notebook_json = (folder / f"{ASSIGNMENT}.ipynb").read_text()
     files = {True: _catalogue_files(), False: _catalogue_files(False) if counterexamples else {}}
     times = {True: [], False: []}
-    diagnosed, verdicts = 0, {True: set(), False: set()}
+    diagnosed, shown, verdicts = 0, 0, {True: set(), False: set()}
     with tempfile.TemporaryDirectory(prefix="bench-diagnosis-") as scratch_root:
         scratch_root = Path(scratch_root)
         cache = build_matplotlib_cache(scratch_root / "matplotlib")
@@ -85,9 +85,10 @@ def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> d
                                           judge_files=files[on])
                 if index:
                     times[on].append(time.perf_counter() - start)
-                failed, shown = _verdicts(result.notebook_json)
+                failed, shown_now = _verdicts(result.notebook_json)
                 verdicts[on].add(failed)
                 if on:
+                    shown = shown_now
                     cells = nbformat.reads(result.notebook_json, as_version=4).cells
                     diagnosed = sum(1 for c in cells if c.get("metadata", {}).get("nbg_diagnosis"))
     close_judge_servers()  # the runs above ran in this process: so did their judge server
