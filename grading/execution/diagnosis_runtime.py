@@ -308,9 +308,9 @@ class Diagnoser:
                         found.append({"function": function, "mistakes": [
                             {"id": name, "explanation": entry["mistakes"][name]["explanation"]} for name in names]})
         except _OutOfTime:
-            found = []
+            return [], shown  # not every mistake was checked: nothing said of them
         except Exception:
-            pass  # what was found so far stands
+            return found, shown  # what was found so far stands
         finally:
             self.recorder.paused = False
         if shown and not found:
@@ -344,7 +344,6 @@ class Diagnoser:
 
             search = shrinking.Shrinker(run_reference, student, _outcomes_agree, deadline=deadline, rng=rng)
             small_args, small_kwargs, small_yours, small_expected = search.shrink(args, kwargs, yours, expected)
-            self.last_search_calls = search.calls
             evidence = [(((a, k), None), outcome) for a, k, outcome in search.tried]
             values, original = shrinking.count((small_args, small_kwargs)), shrinking.count((args, kwargs))
             if not search.steps or values > original or values > shrinking.MAX_SHOWN_VALUES \

@@ -208,8 +208,9 @@ def _differ(a, b) -> bool:
     raised = [isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] == "raised" for x in (a, b)]
     if any(raised):
         return not all(raised) or a[1] != b[1]
-    if scipy.sparse.issparse(a) or scipy.sparse.issparse(b):
-        return not (scipy.sparse.issparse(a) and scipy.sparse.issparse(b)) or _differ(a.toarray(), b.toarray())
+    if scipy.sparse.issparse(a) or scipy.sparse.issparse(b):  # the format is part of the answer (CSR, not CSC)
+        return not (scipy.sparse.issparse(a) and scipy.sparse.issparse(b)) or a.format != b.format \
+            or _differ(a.toarray(), b.toarray())
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() != b.keys() or any(_differ(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
