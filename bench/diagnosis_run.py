@@ -121,7 +121,8 @@ def run(smoke=False, echo=print) -> dict:
 def report_lines(section: dict, title: str, command: str) -> list:
     lines = [title, "", f"`{command} --only diagnosis`: one `{section['assignment']}` notebook executed by "
              f"nbg's executor (sandbox: {section['sandbox']}, tests in the judge), alternately with and "
-             "without the catalogue of known mistakes in the judge's folder; the cost is the median of the "
+             "without the catalogue of known mistakes in the judge's folder (with it, the diagnosis and, since "
+             "issue 33, the counterexample search run on every failed cell); the cost is the median of the "
              "paired differences (target: under " + f"{section['target_s']:g} s per notebook).", "",
              "| submission | pairs | with (median) | without (median) | diagnosis's cost | failed cells diagnosed |",
              "|---|---|---|---|---|---|"]
@@ -136,7 +137,8 @@ def report_lines(section: dict, title: str, command: str) -> list:
               "the cost per failed cell is the notebook's median paired difference over its failed cells "
               f"(target: under {COUNTEREXAMPLE_TARGET_S:g} s per notebook with 24 failed cells).", "",
               "| submission | pairs | with (median) | without (median) | cost per notebook | failed cells "
-              "| cost per failed cell | counterexamples shown | same verdicts |", "|---|---|---|---|---|---|---|---|---|"]
+              "| cost per failed cell | counterexamples shown (hidden cells) | same verdicts |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for label, run in runs.items():
         per_cell = run["overhead_median_s"] / run["failed_cells"] if run["failed_cells"] else 0.0
         lines.append(f"| {label} | {run['pairs']} | {run['with_median_s']:.2f} s | {run['without_median_s']:.2f} s "
