@@ -1,4 +1,5 @@
-"""The diagnosis's cost per notebook: paired runs with and without the catalogue of known mistakes.
+"""The diagnosis's cost per notebook: paired runs with and without the catalogue of known mistakes;
+the counterexamples' cost: paired runs with the catalogue, with and without the counterexample search.
 
 One submission of ``01_bayes_mle_map`` is executed by nbg's executor (sandboxed when
 bubblewrap works, tests in the judge), alternately with the catalogue in the judge's
@@ -7,6 +8,8 @@ Two submissions are measured: the worst case, where every graded function is its
 catalogued mistake (every function's tests fail, so every failed cell is diagnosed),
 and the instructor's answers (no cell fails: the diagnosis never runs). The submissions
 are built from the mutation suite's cases (``course/mistakes/``), as the suite builds them.
+The counterexamples are switched off by ``"counterexamples": false`` in the judge's catalogue;
+each pair's verdicts (which cells failed) must be the same with and without them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "01_bayes_mle_map"
 TARGET_S = 0.1
+COUNTEREXAMPLE_TARGET_S = 0.2
 
 
 def _submissions(scratch: Path) -> dict:
@@ -39,24 +43,35 @@ def _submissions(scratch: Path) -> dict:
     return folders
 
 
-def _catalogue_files() -> dict:
+def _catalogue_files(counterexamples=True) -> dict:
     from grading.core import mistakes
 
     source = nbformat.read(ROOT / "course" / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     cases = mistakes.load_cases(mistakes.catalogue_path(ROOT / "course", ASSIGNMENT))
-    return {mistakes.JUDGE_FILE: json.dumps(mistakes.judge_catalogue(cases, source)).encode()}
+    catalogue = mistakes.judge_catalogue(cases, source)
+    if not counterexamples:
+        catalogue["counterexamples"] = False
+    return {mistakes.JUDGE_FILE: json.dumps(catalogue).encode()}
 
 
-def paired(folder: Path, repeats: int, sandbox: str) -> dict:
+def _verdicts(notebook_json) -> tuple:
+    cells = nbformat.reads(notebook_json, as_version=4).cells
+    failed = tuple(i for i, c in enumerate(cells) if any(o.get("output_type") == "error" for o in c.get("outputs", [])))
+    shown = sum(1 for c in cells for o in c.get("outputs", []) if "A smaller input on which your" in o.get("evalue", ""))
+    return failed, shown
+
+
+def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> dict:
+    """With and without the catalogue; with ``counterexamples``, the catalogue with and without them."""
     from grading.execution.judge_client import close_judge_servers
     from grading.execution.kernel import execute_notebook
     from grading.execution.limits import Limits
     from grading.execution.sandbox.bubblewrap import build_matplotlib_cache
 
     notebook_json = (folder / f"{ASSIGNMENT}.ipynb").read_text()
-    files = _catalogue_files()
+    files = {True: _catalogue_files(), False: _catalogue_files(False) if counterexamples else {}}
     times = {True: [], False: []}
-    diagnosed = 0
+    diagnosed, shown, verdicts = 0, 0, {True: set(), False: set()}
     with tempfile.TemporaryDirectory(prefix="bench-diagnosis-") as scratch_root:
         scratch_root = Path(scratch_root)
         cache = build_matplotlib_cache(scratch_root / "matplotlib")
@@ -67,17 +82,21 @@ def paired(folder: Path, repeats: int, sandbox: str) -> dict:
                 start = time.perf_counter()
                 result = execute_notebook(notebook_json, scratch, limits=Limits(cell_timeout=120),
                                           matplotlib_cache=cache, sandbox=sandbox, judged=True,
-                                          judge_files=files if on else {})
+                                          judge_files=files[on])
                 if index:
                     times[on].append(time.perf_counter() - start)
+                failed, shown_now = _verdicts(result.notebook_json)
+                verdicts[on].add(failed)
                 if on:
+                    shown = shown_now
                     cells = nbformat.reads(result.notebook_json, as_version=4).cells
                     diagnosed = sum(1 for c in cells if c.get("metadata", {}).get("nbg_diagnosis"))
     close_judge_servers()  # the runs above ran in this process: so did their judge server
     differences = sorted(a - b for a, b in zip(times[True], times[False]))
     return {"pairs": repeats, "with_median_s": sorted(times[True])[repeats // 2],
             "without_median_s": sorted(times[False])[repeats // 2],
-            "overhead_median_s": differences[repeats // 2], "diagnosed_cells": diagnosed}
+            "overhead_median_s": differences[repeats // 2], "diagnosed_cells": diagnosed,
+            "failed_cells": len(failed), "counterexamples": shown, "same_verdicts": verdicts[True] == verdicts[False]}
 
 
 def run(smoke=False, echo=print) -> dict:
@@ -94,17 +113,35 @@ def run(smoke=False, echo=print) -> dict:
         for label, folder in _submissions(Path(scratch)).items():
             echo(f"diagnosis: {label}, {repeats} paired runs")
             results["runs"][label] = paired(folder, repeats, sandbox)
+            echo(f"counterexamples: {label}, {repeats} paired runs")
+            results.setdefault("counterexample_runs", {})[label] = paired(folder, repeats, sandbox, counterexamples=True)
     return results
 
 
 def report_lines(section: dict, title: str, command: str) -> list:
     lines = [title, "", f"`{command} --only diagnosis`: one `{section['assignment']}` notebook executed by "
              f"nbg's executor (sandbox: {section['sandbox']}, tests in the judge), alternately with and "
-             "without the catalogue of known mistakes in the judge's folder; the cost is the median of the "
+             "without the catalogue of known mistakes in the judge's folder (with it, the diagnosis and, since "
+             "issue 33, the counterexample search run on every failed cell); the cost is the median of the "
              "paired differences (target: under " + f"{section['target_s']:g} s per notebook).", "",
              "| submission | pairs | with (median) | without (median) | diagnosis's cost | failed cells diagnosed |",
              "|---|---|---|---|---|---|"]
     for label, run in section["runs"].items():
         lines.append(f"| {label} | {run['pairs']} | {run['with_median_s']:.2f} s | {run['without_median_s']:.2f} s "
                      f"| {run['overhead_median_s']:+.3f} s | {run['diagnosed_cells']} |")
+    runs = section.get("counterexample_runs")
+    if not runs:
+        return lines + [""]
+    lines += ["", "The counterexamples (issue 33): the same notebooks, the catalogue in the judge's folder, alternately "
+              "with and without the counterexample search (`\"counterexamples\": false` in the judge's catalogue); "
+              "the cost per failed cell is the notebook's median paired difference over its failed cells "
+              f"(target: under {COUNTEREXAMPLE_TARGET_S:g} s per notebook with 24 failed cells).", "",
+              "| submission | pairs | with (median) | without (median) | cost per notebook | failed cells "
+              "| cost per failed cell | counterexamples shown (hidden cells) | same verdicts |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for label, run in runs.items():
+        per_cell = run["overhead_median_s"] / run["failed_cells"] if run["failed_cells"] else 0.0
+        lines.append(f"| {label} | {run['pairs']} | {run['with_median_s']:.2f} s | {run['without_median_s']:.2f} s "
+                     f"| {run['overhead_median_s']:+.3f} s | {run['failed_cells']} | {per_cell * 1000:+.1f} ms "
+                     f"| {run['counterexamples']} | {'yes' if run['same_verdicts'] else 'NO'} |")
     return lines + [""]

@@ -627,3 +627,10 @@ CASES["fit_temperature"]["probes"] = [
 # the order of `classes`; it must lose exactly its function's core cell (tests/mutation/test_mutation_suite.py).
 CASES["update_counts"]["row_order"] = "rows_from_np_unique"
 CASES["expand_with_posteriors"]["row_order"] = "blocks_in_sorted_order"
+
+# Three parts and unequal priors: with two parts, counting the prior once per part minus twice
+# (a held-out mistake) gives the plain sum's results.
+CASES["combine_jlls"]["probes"] = [
+    "[np.array([[-1.0, -2.0], [-3.0, -0.5]]), np.array([[-0.5, -1.5], [-2.0, -1.0]]), "
+    "np.array([[-2.0, -0.5], [-1.0, -4.0]])], np.log(np.array([0.3, 0.7]))",
+]

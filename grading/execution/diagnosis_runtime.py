@@ -39,6 +39,7 @@ RTOL, ATOL = 1e-6, 1e-9  # as tight as the hidden tests' own comparisons (they u
 MAX_CALLS = 200  # recorded per cell and function
 MAX_RECORDED_BYTES = 64 * 2**20  # per cell, all calls: past it, the function is not diagnosed
 BUDGET_SECONDS = 2.0  # per failed cell: past it, no diagnosis (never a wrong one)
+COUNTEREXAMPLE_SECONDS = 0.5  # per failed cell: past it, the smallest counterexample found so far
 
 _UNKNOWN = ("unknown",)
 
@@ -268,11 +269,18 @@ class Diagnoser:
 
     def diagnose(self, grade_id: str) -> list:
         """``[{"function", "mistakes": [{"id", "explanation"}]}]`` for the cell's calls."""
+        return self.explain(grade_id, counterexample=False)[0]
+
+    def explain(self, grade_id: str, counterexample=True) -> tuple:
+        """The diagnosis (as :meth:`diagnose`) and the words of a counterexample ("" when none or not
+        ``counterexample``): the cell's first call the student's function gets wrong, shrunk
+        (:mod:`.evidence.counterexample`). Every input the search called the student's function on is
+        evidence too: a mistake is named only if it gives the student's results on each of them."""
         import warnings
 
-        found = []
+        found, shown = [], ""
         if not self.recorder.calls:
-            return found
+            return found, shown
         self.recorder.paused = True
         deadline = time.monotonic() + BUDGET_SECONDS
         try:
@@ -287,19 +295,67 @@ class Diagnoser:
                     reference, mistakes = functions.get(function, (None, {}))
                     if reference is None:
                         continue
+                    example = None
+                    if not shown and self.caller is not None and self.recorder.catalogue.get("counterexamples", True):
+                        example = self._counterexample(function, reference, calls)
+                        shown = example["words"] if example and counterexample else ""
                     names = self._matching(reference, mistakes, calls, deadline)
                     if names and function in self._probes:
                         names = self._confirmed(function, names, mistakes, deadline)
+                    for call, yours in (example or {}).get("evidence", []):  # every input the search tried
+                        names = [n for n in names if _outcomes_agree(_replay(mistakes[n], call, deadline), yours)]
                     if names:
                         found.append({"function": function, "mistakes": [
                             {"id": name, "explanation": entry["mistakes"][name]["explanation"]} for name in names]})
         except _OutOfTime:
-            return []
+            return [], shown  # not every mistake was checked: nothing said of them
         except Exception:
-            return found
+            return found, shown  # what was found so far stands
         finally:
             self.recorder.paused = False
-        return found
+        if shown and not found:
+            shown += "\n  None of the known mistakes gives these results: work this input by hand."
+        return found, shown
+
+    def _counterexample(self, function, reference, calls):
+        """A shrunk call on which the student's function and the reference disagree, or None."""
+        import inspect
+        import random
+        import sys
+        import zlib
+
+        from grading.execution.evidence import counterexample as shrinking
+
+        deadline = time.monotonic() + COUNTEREXAMPLE_SECONDS
+        for recorded in calls:
+            (args, kwargs), yours = recorded
+            expected = _replay(reference, recorded, deadline)
+            if _is_raised(expected[0]) or _outcomes_agree(yours, expected):
+                continue
+            seed = getattr(sys.modules.get("nbkit.testing"), "_GRADING_SEED", None)
+            rng = random.Random(zlib.crc32(f"{seed}:{function}".encode()))
+
+            def student(args, kwargs):
+                outcome = self._student_outcome(function, ((args, kwargs), None))
+                return None if outcome is _UNKNOWN else outcome
+
+            def run_reference(args, kwargs):
+                return _replay(reference, ((args, kwargs), None), deadline + 1)
+
+            search = shrinking.Shrinker(run_reference, student, _outcomes_agree, deadline=deadline, rng=rng)
+            small_args, small_kwargs, small_yours, small_expected = search.shrink(args, kwargs, yours, expected)
+            evidence = [(((a, k), None), outcome) for a, k, outcome in search.tried]
+            values, original = shrinking.count((small_args, small_kwargs)), shrinking.count((args, kwargs))
+            if not search.steps or values > original or values > shrinking.MAX_SHOWN_VALUES \
+                    or not shrinking.is_simple((small_args, small_kwargs)):
+                return {"words": "", "evidence": evidence}  # never the test's input, nor another reference's output
+            try:
+                names = list(inspect.signature(reference).parameters)
+            except (TypeError, ValueError):
+                names = []
+            words = shrinking.wording(function, names, small_args, small_kwargs, small_yours, small_expected, original)
+            return {"words": words, "evidence": evidence}
+        return None
 
     @staticmethod
     def _matching(reference, mistakes, calls, deadline) -> list:

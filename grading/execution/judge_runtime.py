@@ -373,10 +373,13 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
                "ename": ename, "evalue": evalue[:20_000]}
     if not passed and diagnoser is not None:
         grade_id = re.search(r"\(([^()]*)\)$", name)
-        try:
-            found = diagnoser.diagnose(grade_id.group(1) if grade_id else name)
+        try:  # a counterexample only for hidden cells: a visible cell's worked example is small already
+            found, example = diagnoser.explain(grade_id.group(1) if grade_id else name,
+                                               counterexample="BEGIN HIDDEN TESTS" in source)
         except Exception:
-            found = []
+            found, example = [], ""
+        if example:
+            verdict["evalue"] = f"{evalue[:16_000]}\n\n{example[:4_000]}"
         if found:
             verdict["diagnosis"] = found
     return verdict

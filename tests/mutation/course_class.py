@@ -252,6 +252,7 @@ class CourseClass:
     statuses: dict  # (student, assignment) -> record status
     diagnoses: dict  # (student, assignment) -> {test cell: [function/mistake, ...]}
     failed: dict  # (student, assignment) -> grade ids of the cells with an error output
+    messages: dict  # (student, assignment) -> {grade id: the error's evalue} of the cells that failed
 
 
 def grade_course_class(folder: Path) -> CourseClass:
@@ -287,9 +288,9 @@ def grade_course_class(folder: Path) -> CourseClass:
                 notebook = gradebook.find_submission(assignment, student).notebooks[0]
                 scores[(student, assignment)] = {
                     g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
-    diagnoses, failed = {}, {}
+    diagnoses, failed, messages = {}, {}, {}
     for assignment, students in plans.items():
-        for student in students:
+        for student in [*students, *HONEST]:
             graded_nb = nbformat.read(course.autograded_dir(student, assignment) / f"{assignment}.ipynb", as_version=4)
             diagnoses[(student, assignment)] = {
                 cell.metadata.get("nbgrader", {}).get("grade_id"): list(cell.metadata["nbg_diagnosis"])
@@ -297,4 +298,7 @@ def grade_course_class(folder: Path) -> CourseClass:
             failed[(student, assignment)] = {
                 cell.metadata.get("nbgrader", {}).get("grade_id") for cell in graded_nb.cells
                 if any(output.get("output_type") == "error" for output in cell.get("outputs", []))}
-    return CourseClass(course, summary, plans, scores, statuses, diagnoses, failed)
+            messages[(student, assignment)] = {
+                cell.metadata.get("nbgrader", {}).get("grade_id"): output.get("evalue", "")
+                for cell in graded_nb.cells for output in cell.get("outputs", []) if output.get("output_type") == "error"}
+    return CourseClass(course, summary, plans, scores, statuses, diagnoses, failed, messages)

@@ -232,3 +232,56 @@ def test_real_assignments_solution_scores_full_in_the_sandbox(course_class):
             # The untouched release: 0 on every test, as stock nbgrader gives it (tests/notebooks).
             blank = gradebook.find_submission(assignment, "blank").notebooks[0].grades
             assert all(g.auto_score == 0 for g in blank if g.cell_type == "code"), assignment
+
+
+def test_failed_hidden_cells_show_a_counterexample_the_mutant_really_gets_wrong(course_class):
+    """Issue 33 on the whole catalogue, read from the class's graded notebooks (no grading of its own):
+    a mutant's failed hidden cells show a counterexample whose call, run here apart from the judge,
+    makes the mutant and the reference differ, holding no more values than the test's input; no
+    correct variant, solution or passed cell shows one. Figures printed (the fit_logistic tests
+    pass the test's own function: calling the student again with it is left to the test)."""
+    from grading.core.mistakes import judge_catalogue
+    from tests.grading.test_counterexamples import SIZES, differ, replayed
+    from tests.grading.test_diagnosis_coincidences import _build, _given_setup
+
+    shown, cells, mutants, covered, values, misses = 0, 0, set(), set(), [], []
+    for assignment, students in course_class.plans.items():
+        source = nbformat.read(COURSE / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+        hidden = {c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells
+                  if "BEGIN HIDDEN TESTS" in c.source}
+        catalogue = judge_catalogue(CASES[assignment], source)
+        base = _given_setup(catalogue)
+        references = {f: _build(e["reference"], f, base) for f, e in catalogue["functions"].items()}
+        for student in [*students, "solution"]:
+            messages = course_class.messages[(student, assignment)]
+            what = students[student][1] if student in students else {}
+            wrong = {f: m for f, m in what.items() if m != "correct"} if student.startswith("mutant-") else {}
+            for grade_id, message in messages.items():
+                owner = next((f for f in wrong if grade_id in CASES[assignment][f]["tests"]), None)
+                if owner is None:  # a right answer's failed cell (the hard-coding student's are wrong answers)
+                    assert student == HARDCODED or "A smaller input on which your" not in message, (
+                        assignment, student, grade_id)
+                    continue
+                if grade_id not in hidden or owner == "fit_logistic":
+                    continue
+                cells += 1
+                mutants.add((assignment, owner, wrong[owner]))
+                if "A smaller input on which your" not in message:
+                    misses.append((assignment, owner, wrong[owner], grade_id))
+                    continue
+                shown += 1
+                covered.add((assignment, owner, wrong[owner]))
+                small, original = (int(n) for n in SIZES.search(message).groups())
+                assert small <= original, message
+                values.append((small, original))
+                replaced = {f: code for functions in students[student][0].values() for f, code in functions.items()}
+                mutant = _build(replaced[owner], owner, {**base, **references})
+                mine, right = replayed(message, owner, {**base, **references}, mutant, references[owner])
+                assert differ(*mine, *right), (assignment, owner, wrong[owner], grade_id, message)
+    values.sort(key=lambda pair: pair[0] / pair[1])
+    print(f"\ncounterexamples: {shown} of {cells} failed hidden cells, {len(covered)} of {len(mutants)} mutants; "
+          f"median {values[len(values) // 2][0]} values shown against {sorted(v[1] for v in values)[len(values) // 2]} "
+          f"in the test's input; strictly smaller: {sum(1 for s, o in values if s < o)}")
+    for miss in misses:
+        print("  none:", miss)
+    assert len(covered) >= 0.95 * len(mutants), (len(covered), len(mutants))
