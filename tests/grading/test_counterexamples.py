@@ -17,7 +17,6 @@ Runtime: ~15 s (the test cells of 45 mutants, each cell's search bounded by the 
 from __future__ import annotations
 
 import copy
-import json
 import re
 import warnings
 
@@ -26,7 +25,6 @@ import pytest
 import scipy.sparse
 
 from grading.core.mistakes import catalogue_path, judge_catalogue, load_cases
-from grading.execution.diagnosis_runtime import CATALOGUE_FILE, Diagnoser, Recorder
 from tests.grading.test_diagnosis_coincidences import (
     COINCIDENCES,
     COURSE,
@@ -34,7 +32,7 @@ from tests.grading.test_diagnosis_coincidences import (
     _case,
     _given_setup,
     _source_notebook,
-    _test_cells,
+    failed_cells,
 )
 
 # name: (assignment, function, the reference's text, what replaces it)
@@ -141,41 +139,11 @@ HELD_OUT = held_out()
 def grade(tmp_path, assignment, function, student_source) -> dict:
     """grade_id -> (hidden, named mistakes, counterexample words) for each test cell that failed:
     the cell runs with the student's function behind the judge's recorder, then the judge explains it."""
-    cases = load_cases(catalogue_path(COURSE, assignment))
-    notebook = _source_notebook(assignment)
-    catalogue = judge_catalogue(cases, notebook)
-    folder = tmp_path / function
-    folder.mkdir(exist_ok=True)
-    (folder / CATALOGUE_FILE).write_text(json.dumps(catalogue))
-    base = _given_setup(catalogue)
-    references = {name: _build(entry["reference"], name, base) for name, entry in catalogue["functions"].items()}
-    student = _build(student_source, function, base)
-
-    def call(name, args, kwargs):  # the bridge: the student's process gets copies
-        return student(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-
-    recorder = Recorder(str(folder))
-    diagnoser = Diagnoser(recorder, caller=call)
-
-    def proxy(*args, **kwargs):
-        snapshot = recorder.before(function, args, kwargs)
-        try:
-            value = call(function, args, kwargs)
-        except Exception as error:
-            recorder.failed(function, snapshot, error)
-            raise
-        recorder.after(function, snapshot, value, args, kwargs)
-        return value
-
     failed = {}
-    for grade_id, source in _test_cells(notebook, cases[function]["tests"]):
-        recorder.reset()
-        try:
-            exec(compile(source, f"<{grade_id}>", "exec"), {**base, **references, function: proxy})
-        except Exception:
-            hidden = "BEGIN HIDDEN TESTS" in source
-            found, words = diagnoser.explain(grade_id, counterexample=hidden)
-            failed[grade_id] = (hidden, sorted(m["id"] for item in found for m in item["mistakes"]), words)
+    for grade_id, source, diagnoser in failed_cells(tmp_path / function, assignment, function, student_source):
+        hidden = "BEGIN HIDDEN TESTS" in source
+        found, words = diagnoser.explain(grade_id, counterexample=hidden)
+        failed[grade_id] = (hidden, sorted(m["id"] for item in found for m in item["mistakes"]), words)
     return failed
 
 

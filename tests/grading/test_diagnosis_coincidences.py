@@ -122,16 +122,16 @@ def _build(source, name, base):
     return namespace[name]
 
 
-def diagnose(tmp_path, assignment, function, student_source, with_probes=True) -> dict:
-    """grade_id -> the mistake ids named, for each of the function's test cells that failed."""
+def failed_cells(folder, assignment, function, student_source, with_probes=True):
+    """Run each of ``function``'s test cells with the student's function behind the judge's recorder
+    (as the judge does); yield ``(grade_id, source, diagnoser)`` for each cell that failed."""
     cases = load_cases(catalogue_path(COURSE, assignment))
     notebook = _source_notebook(assignment)
     catalogue = judge_catalogue(cases, notebook)
     if not with_probes:
         for entry in catalogue["functions"].values():
             entry["probes"] = []
-    folder = tmp_path / f"{function}-{with_probes}"
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     (folder / CATALOGUE_FILE).write_text(json.dumps(catalogue))
     base = _given_setup(catalogue)
     references = {name: _build(entry["reference"], name, base) for name, entry in catalogue["functions"].items()}
@@ -154,15 +154,19 @@ def diagnose(tmp_path, assignment, function, student_source, with_probes=True) -
         return value
 
     proxy.__name__ = function
-    failed = {}
     for grade_id, source in _test_cells(notebook, cases[function]["tests"]):
         recorder.reset()
-        namespace = {**base, **references, function: proxy}
         try:
-            exec(compile(source, f"<{grade_id}>", "exec"), namespace)
+            exec(compile(source, f"<{grade_id}>", "exec"), {**base, **references, function: proxy})
         except Exception:
-            failed[grade_id] = sorted(m["id"] for item in diagnoser.diagnose(grade_id) for m in item["mistakes"])
-    return failed
+            yield grade_id, source, diagnoser
+
+
+def diagnose(tmp_path, assignment, function, student_source, with_probes=True) -> dict:
+    """grade_id -> the mistake ids named, for each of the function's test cells that failed."""
+    return {grade_id: sorted(m["id"] for item in diagnoser.diagnose(grade_id) for m in item["mistakes"])
+            for grade_id, _source, diagnoser in failed_cells(tmp_path / f"{function}-{with_probes}", assignment,
+                                                             function, student_source, with_probes)}
 
 
 def _case(kind):
