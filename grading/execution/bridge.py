@@ -24,6 +24,7 @@ INTERRUPT_GRACE = 10  # seconds an interrupted call has to stop before its kerne
 CALLBACK_BYTES_FACTOR = 64  # all callback requests of a test cell: at most this many answers' worth
 MAX_STRAY_PROMPTS = 1_000  # input() prompts of the notebook's own per test cell (each answered '')
 _PAST_TIME = "it ran past the time limit of the test cell that called it"
+END_REQUEST = json.dumps({"op": "end"})
 _SERVE_ENDED = "the kernel stopped answering the grader (did the notebook replace input() or the grader's bridge?)"
 
 
@@ -108,6 +109,7 @@ class KernelBridge:
         self._serving = None  # msg_id of the running serve() execution
         self._seq, self._pending = 0, None  # the number and text of the request the kernel answers next
         self._interrupted = False
+        self._ending = None  # msg_id of the serve loop being ended
         self.start_cell(None)
 
     def start_cell(self, deadline):
@@ -153,13 +155,16 @@ class KernelBridge:
         msg_id, self._serving = self._serving, None
         if msg_id is None or self.broken:
             return
+        self._ending = msg_id
         try:
-            self.executor.kc.input(json.dumps({"op": "end"}))
+            self.executor.kc.input(END_REQUEST)
             self._run(run_sync(self._until_done), msg_id, INTERRUPT_GRACE)
         except CallFailed:
             if not self.broken:
                 self.broken = "the kernel did not stop serving the grader's requests"
                 self.executor._kill_kernel()
+        finally:
+            self._ending = None
 
     def _request(self, request: dict, on_callback=None) -> str:
         from jupyter_core.utils import run_sync
@@ -283,6 +288,9 @@ class KernelBridge:
                     prompt = prompt if isinstance(prompt, str) else ""
                     if prompt.startswith(kernel_side.CALLBACK_PROMPT) and on_callback is not None:
                         kc.input(self._on_callback(prompt[len(kernel_side.CALLBACK_PROMPT):], on_callback))
+                    elif not want_answer and msg_id == self._ending and prompt.startswith(kernel_side.SERVE_PROMPT):
+                        self._stray(1)  # it read a stale reply instead of the end: say it again
+                        kc.input(END_REQUEST)
                     elif want_answer and prompt.startswith(kernel_side.SERVE_PROMPT):
                         seq, _, body = prompt[len(kernel_side.SERVE_PROMPT):].partition("\x00")
                         if seq == str(self._seq):

@@ -133,7 +133,7 @@ def _install(plain, user_ns, max_answer_bytes=16 * 2**20):
 
 
 def guard_interrupts(shell):
-    """Let SIGINT raise only while a cell's code runs (run in the kernel before any cell).
+    """Let SIGINT raise only while a cell's code runs, and never inside a message (run in the kernel before any cell).
 
     ipykernel (7.4) lets SIGINT raise ``KeyboardInterrupt`` for the whole time it handles a
     request. An interrupt arriving just after the code finished (the grader interrupts at a
@@ -142,19 +142,49 @@ def guard_interrupts(shell):
     grader kills the kernel, so an honest cell after it scores 0 for a race the student did not
     cause. The handler installed around each request here raises only when a frame of a cell's
     code (a file IPython compiled for a cell, the grader's silent executions included) is on the
-    stack; otherwise the interrupt came too late for any code to stop and is dropped. The
-    student's code can undo this: that only exposes the student's own kernel to the race.
+    stack; otherwise the interrupt came too late for any code to stop and is dropped.
+
+    An interrupt that lands while the kernel sends or reads a message (an ``input()`` of the
+    bridge's, a callback, the notebook's own sends) would cut the message between two of its
+    frames: ZeroMQ then joins the rest to the next message, whose signature fails, and the
+    grader must stop the kernel. The kernel's session is wrapped so that such an interrupt is
+    held until the message is whole, then raised there, where the cell's code resumes. The
+    student's code can undo all this: that only exposes the student's own kernel to the races
+    again.
     """
     import signal
+    import threading
 
     kernel = getattr(shell, "kernel", None)
     cells = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    if kernel is None or not isinstance(cells, dict):
+    session = getattr(kernel, "session", None)
+    if kernel is None or session is None or not isinstance(cells, dict):
         return
+    main_thread = threading.get_ident()
+    state = {"in_message": 0, "held": False}
+
+    def whole_messages(method):
+        def wrapper(*args, **kwargs):
+            if threading.get_ident() != main_thread:  # signals reach the main thread only
+                return method(*args, **kwargs)
+            state["in_message"] += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                state["in_message"] -= 1
+                if state["held"] and not state["in_message"]:
+                    state["held"] = False
+                    raise KeyboardInterrupt
+        return wrapper
+
+    session.send, session.recv = whole_messages(session.send), whole_messages(session.recv)
 
     def on_interrupt(signum, frame):
         while frame is not None:
             if frame.f_code.co_filename in cells:
+                if state["in_message"]:
+                    state["held"] = True
+                    return
                 raise KeyboardInterrupt
             frame = frame.f_back
 

@@ -6,6 +6,11 @@ that it lands before, during or just after the code, again and again. Stock
 ipykernel stops answering within a few rounds (the control test, which says so
 should ipykernel ever fix it); with the guard, every round is answered and
 interrupts still stop running code, a silent execution's and ``input()`` too.
+
+An interrupt landing inside a message the kernel sends is held until the
+message is whole (the flood families of test_judge_bounds hit it: a cut message
+joins the next one, whose signature then fails). Shown without a race: the
+cell's own stream raises SIGINT between two frames of a message.
 """
 
 import asyncio
@@ -18,6 +23,7 @@ from grading.execution.bridge import interrupt_guard_code
 
 ROUNDS = 300
 REPLY_SECONDS = 5  # an answered round replies in milliseconds; a wedged kernel never does
+LOADED_SECONDS = 60  # a message that does come, on a machine busy with other tests
 
 
 async def _reply(kc, msg_id, timeout=REPLY_SECONDS):
@@ -86,6 +92,63 @@ def test_control_stock_ipykernel_stops_answering_after_a_late_interrupt():
     if wedged_at is None:  # not an error of ours: the guard may no longer be needed
         pytest.fail(f"stock ipykernel answered {ROUNDS} raced interrupts: check whether ipykernel fixed the "
                     "race and kernel_runtime.guard_interrupts can go")
+
+
+# A cell that sends an input request through the kernel's session on a stream that raises
+# SIGINT in the kernel between the message's third and fourth frames, then asks for input.
+CUT_MESSAGE = """
+import os, signal, zmq
+kernel = get_ipython().kernel
+class CutStream:
+    def send_multipart(self, frames, **kwargs):
+        for index, frame in enumerate(frames):
+            if index == 3:
+                os.kill(os.getpid(), signal.SIGINT)
+            kernel.stdin_socket.send(frame, zmq.SNDMORE if index < len(frames) - 1 else 0)
+kernel.session.send(CutStream(), "input_request", {"prompt": "first", "password": False},
+                    kernel.get_parent("shell"), ident=kernel._parent_ident["shell"])
+"""
+
+
+async def _prompts_after_a_cut(kc):
+    """The prompts of the two input requests the client reads (a message failing verification: its error)."""
+    # stop_on_error=False: the interrupted cell must not abort the next request (ipykernel does on error)
+    first = await _reply(kc, kc.execute(CUT_MESSAGE, allow_stdin=True, stop_on_error=False), timeout=LOADED_SECONDS)
+    second_id = kc.execute("input('second')", allow_stdin=True)
+    prompts = []
+    try:
+        while len(prompts) < 2:
+            prompts.append((await kc.get_stdin_msg(timeout=LOADED_SECONDS))["content"]["prompt"])
+            if prompts[-1] == "second":
+                break
+    except ValueError as error:  # jupyter_client's Invalid Signature, or a message it cannot split
+        prompts.append(f"unreadable: {error}")
+    except Exception as error:  # queue.Empty
+        prompts.append(f"nothing: {error!r}")
+    kc.input("answer")
+    await _reply(kc, second_id, timeout=LOADED_SECONDS)
+    return first.get("ename"), prompts
+
+
+def test_an_interrupt_inside_a_message_is_held_until_the_message_is_whole():
+    async def work(km, kc):
+        await _install_guard(kc)
+        return await _prompts_after_a_cut(kc)
+
+    interrupted_by, prompts = asyncio.run(_with_kernel(work))
+    assert interrupted_by == "KeyboardInterrupt", ("the held interrupt is raised once the message is sent",
+                                                   interrupted_by, prompts)
+    assert prompts == ["first", "second"], (interrupted_by, prompts)
+
+
+def test_control_stock_ipykernel_cuts_the_message():
+    async def work(km, kc):
+        return await _prompts_after_a_cut(kc)
+
+    interrupted_by, prompts = asyncio.run(_with_kernel(work))
+    assert interrupted_by == "KeyboardInterrupt"
+    assert prompts != ["first", "second"], (
+        f"stock ipykernel sent both messages whole ({prompts}): check whether the guard's holding is still needed")
 
 
 def test_the_grader_installs_the_guard_before_the_first_cell_in_the_sandbox(tmp_path):

@@ -194,12 +194,13 @@ def outcomes(tmp_path_factory):
     return json.loads(out.read_text())
 
 
-# A second outcome a family may have, with the words its reason must contain: the flood's own
-# messages, sent straight on the kernel's socket from the student's code, can be cut in the middle
-# by the interrupt that ends the call (a multipart send stopped between two frames); the grader
-# then reads a message whose signature fails, and stops that kernel. The student's failure: the
-# cells before it keep their scores, the rest are not run.
-SECOND_OUTCOME = {"stdin_flood_in_call": ("kernel_died", "a kernel message failed verification")}
+# A second outcome a family may have, with the words its reason must contain. The stdin flood in a
+# call sends thousands of raw input requests; on a loaded machine (seen once in 60 runs, on a cold
+# first kernel) the call is still flooding when the grace after the interrupt ends, and the grader
+# stops that kernel with the flood as the reason. The student's failure: the cells before it keep
+# their scores, the rest are not run. (A message cut by the interrupt, the other way this family
+# ended so, is held whole by kernel_runtime.guard_interrupts: test_interrupt_guard.)
+SECOND_OUTCOME = {"stdin_flood_in_call": ("kernel_died", "asked for input more than")}
 # Words the grading log's reason must contain, for the families that stop the kernel.
 REASONS = {"forged_oversize_prompt": "larger than", "huge_iopub_message": "more than 2000000 bytes of output",
            "killed_mid_call": "kernel died"}
