@@ -61,20 +61,36 @@ def log_in(browser, wait, hub, user, password):
     wait.until(lambda d: f"/user/{user}/" in d.current_url)
 
 
-def open_submission(browser, wait, hub, instructor, assignment, notebook_id, submission_id):
-    """From the formgrader's first page to one submission's grading view, by the links a person clicks."""
-    from selenium.webdriver.common.by import By
+def _click(wait, locator):
     from selenium.webdriver.support import expected_conditions as ready
 
-    def click(locator):
-        wait.until(ready.element_to_be_clickable(locator)).click()
+    wait.until(ready.element_to_be_clickable(locator)).click()
+
+
+def open_submission_list(browser, wait, hub, instructor, assignment, notebook_id):
+    """From the formgrader's first page to a notebook's submissions, by the links a person clicks:
+    Manual Grading, the assignment, the notebook."""
+    from selenium.webdriver.common.by import By
 
     browser.get(f"{hub.url}/user/{instructor}/formgrader")
-    click((By.LINK_TEXT, "Manual Grading"))
-    click((By.CSS_SELECTOR, f"td.name a[href$='/formgrader/gradebook/{assignment}']"))
-    click((By.CSS_SELECTOR, f"td.name a[href$='/formgrader/gradebook/{assignment}/{notebook_id}']"))
+    _click(wait, (By.LINK_TEXT, "Manual Grading"))
+    _click(wait, (By.CSS_SELECTOR, f"td.name a[href$='/formgrader/gradebook/{assignment}']"))
+    _click(wait, (By.CSS_SELECTOR, f"td.name a[href$='/formgrader/gradebook/{assignment}/{notebook_id}']"))
+
+
+def back_to_submission_list(wait, assignment, notebook_id):
+    """From a submission's view to its notebook's list: the notebook's link in the page's breadcrumb."""
+    from selenium.webdriver.common.by import By
+
+    _click(wait, (By.CSS_SELECTOR, f".breadcrumb a[href$='/formgrader/gradebook/{assignment}/{notebook_id}']"))
+
+
+def open_submission(wait, submission_id):
+    """From the submissions list to one submission's view, once its fields are bound to the gradebook."""
+    from selenium.webdriver.common.by import By
+
     # The list shows "Submission #n" (student names hidden, nbgrader's default); each links to its view.
-    click((By.CSS_SELECTOR, f"td.name a.name-hidden[href$='/formgrader/submissions/{submission_id}']"))
+    _click(wait, (By.CSS_SELECTOR, f"td.name a.name-hidden[href$='/formgrader/submissions/{submission_id}']"))
     wait.until(lambda d: f"/formgrader/submissions/{submission_id}" in d.current_url)
     # The score and comment fields are bound to the gradebook once the page's script has loaded them.
     wait.until(lambda d: d.execute_script(

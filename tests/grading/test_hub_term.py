@@ -300,7 +300,8 @@ def test_the_instructor_grades_the_written_answers_in_the_formgrader_behind_the_
     class, nothing graded again. alice's answer carries markup: the page shows it as text."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from hub_formgrader import give_points, log_in, open_submission, page_state, saved_grade, script_errors
+    from hub_formgrader import (back_to_submission_list, give_points, log_in, open_submission, open_submission_list,
+                                page_state, saved_grade, script_errors)
     from tests.chromium import headless_chromium
 
     hub, _, root, _ = term_hub
@@ -313,8 +314,11 @@ def test_the_instructor_grades_the_written_answers_in_the_formgrader_behind_the_
     with headless_chromium(offline=True) as browser:
         wait = WebDriverWait(browser, 60)
         log_in(browser, wait, hub, INSTRUCTOR, PASSWORD)
+        open_submission_list(browser, wait, hub, INSTRUCTOR, ASSIGNMENT, ASSIGNMENT)
         for student, (points, comment) in WRITTEN_GRADES.items():
-            open_submission(browser, wait, hub, INSTRUCTOR, ASSIGNMENT, ASSIGNMENT, submissions[student])
+            if seen:
+                back_to_submission_list(wait, ASSIGNMENT, ASSIGNMENT)
+            open_submission(wait, submissions[student])
             seen[student] = page_state(browser)
             give_points(browser, points, comment)
             assert saved_grade(course, ASSIGNMENT, ASSIGNMENT, student) == (points, comment), student
