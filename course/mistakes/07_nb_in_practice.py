@@ -538,7 +538,8 @@ EXPLANATIONS = {
                               "hold the fractional counts of section 6 (Exercise 1.1).",
         "overwrites_inputs_adding_in_place": _INPUT,
         "presence_instead_of_counts": "Your update adds whether a word occurs, not how often (Section 1).",
-        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 1).",
+        "rows_from_np_unique": "Your rows are in sorted label order, not in the order of the classes argument; "
+                               "row k must be classes[k] (Section 1).",
         "matrix_from_sparse_sum": "Your sums of a sparse matrix stay a NumPy matrix, so the counts come back "
                                   "with the wrong shape (Section 1).",
         "replaces_instead_of_adding": "Your update replaces the old counts by the batch's; online learning "
@@ -606,8 +607,8 @@ EXPLANATIONS = {
         "normalises_resp_copy": "Your weights rescale each row of resp to sum to one; the exercise uses the "
                                 "posteriors as they are given (Section 6).",
         "overwrites_input_normalising_resp": _INPUT,
-        "blocks_in_sorted_order": "Your copies of the unlabelled rows follow the sorted classes, not the "
-                                  "classes argument's order (Section 6).",
+        "blocks_in_sorted_order": "Your copies of the unlabelled rows are in sorted label order, not in the "
+                                  "order of the classes argument (Section 6).",
         "resp_read_row_by_row": "Your weights read the responsibilities along the wrong axis (Section 6).",
         "labelled_rows_left_out": "Your expanded data set leaves out the labelled rows (Section 6).",
         "hard_labels_once": "Your expansion gives each unlabelled row its most probable class only, not one "
