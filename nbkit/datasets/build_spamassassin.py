@@ -149,11 +149,11 @@ def rows_from_archive(data: bytes) -> list[tuple[str, str, str, str, str]]:
     for _, _, label, subject, body in candidates:
         labels_of.setdefault((subject, body), set()).add(label)
     rows, seen = [], set()
-    for row in candidates:
-        key = row[3:]
+    for candidate in candidates:
+        key = candidate[3:]
         if len(labels_of[key]) == 1 and key not in seen:
             seen.add(key)
-            rows.append(row)
+            rows.append(candidate)
     return rows
 
 
