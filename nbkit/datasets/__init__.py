@@ -10,6 +10,9 @@
 - :mod:`~nbkit.datasets.spambase`: Spambase, 4,601 real e-mails as 57
   word, character and capital-letter statistics (UCI, CC BY 4.0), shipped
   in the kit with its licence and checked against its SHA-256.
+- :mod:`~nbkit.datasets.spamassassin`: 5,793 real e-mails as raw text
+  (subject and the start of the body; SpamAssassin public corpus, public
+  domain), shipped in the kit with its licence, its build script and a SHA-256.
 - :mod:`~nbkit.datasets.corpus`: a downloading, checksum-verifying loader
   for the SMS Spam Collection.
 
@@ -17,7 +20,8 @@ The loaders return a :class:`sklearn.utils.Bunch` with the same field
 names (``frame``, ``X``, ``y``, ``classes``, ``target_names``,
 ``feature_names``, ``description`` and, for the worked examples,
 ``query``/``X_query``), except :func:`load_spambase`, which returns the
-tuple ``(X, y, feature_names)``.
+tuple ``(X, y, feature_names)``, and :func:`load_spamassassin`, whose messages
+are raw text (``documents``: no ``X`` until you count the words).
 """
 
 from nbkit.datasets.bundled import (
@@ -35,6 +39,7 @@ from nbkit.datasets.corpus import (
     load_sms_spam,
 )
 from nbkit.datasets.spambase import load_spambase
+from nbkit.datasets.spamassassin import load_spamassassin
 from nbkit.datasets.synthetic import (
     make_gaussian_classes,
     make_spam_corpus,
@@ -66,6 +71,7 @@ __all__ = [
     "make_spam_corpus",
     "make_gaussian_classes",
     "load_spambase",
+    "load_spamassassin",
     "load_sms_spam",
     "get_data_home",
     "DatasetUnavailableError",
