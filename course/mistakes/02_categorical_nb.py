@@ -311,8 +311,8 @@ def log_normalize(jll):
 # Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
 _INPUT = ("Your function changes an array it was given (it writes into its input), so the caller's data are "
           "wrong afterwards; compute into a new array and leave the arguments as they were.")
-_ORDER = ("Your rows follow the order of np.unique(y), not the classes argument; row k must be classes[k] "
-          "(Section 3).")
+_ORDER = ("Your rows are in sorted label order, not in the order of the classes argument; row k must be "
+          "classes[k], whatever order classes comes in (Section 3).")
 _ABSENT = ("Your function drops a class that has no training sample, so the rows no longer match the "
            "classes argument (Section 3).")
 _WEIGHT = "Your function ignores sample_weight: each sample must count as much as its weight (Section 3)."

@@ -563,7 +563,8 @@ EXPLANATIONS = {
         "denominator_number_of_documents": "Your denominator counts documents; the multinomial divides by "
                                            "the class's total number of words (Section 2).",
         "alpha_ignored": "Your estimate does not use alpha (Section 2, add-alpha smoothing).",
-        "rows_in_np_unique_order": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "rows_in_np_unique_order": "Your rows are in sorted label order, not in the order of the classes argument; "
+                                   "row k must be classes[k] (Section 2).",
         "rows_from_y_absent_class_dropped": "Your function drops a class that has no document, so rows no "
                                             "longer match the classes argument (Section 2).",
         "dense_only": _DENSE,
@@ -588,7 +589,7 @@ EXPLANATIONS = {
     "confusion_matrix": {
         "rows_and_columns_swapped": "Your matrix has predictions as rows and true classes as columns; rows "
                                     "are the true classes (Section 5).",
-        "np_unique_order": "Your rows and columns follow np.unique of the labels, not the classes argument "
+        "np_unique_order": "Your rows and columns are in sorted label order, not in the order of the classes argument "
                            "(Section 5).",
         "shape_from_labels": "Your matrix's size comes from the labels seen, not from the classes given "
                              "(Section 5).",

@@ -327,7 +327,8 @@ EXPLANATIONS = {
                                   "Bernoulli feature has two outcomes (Section 2).",
         "word_totals_multinomial": "Your estimate divides by the class's total word count; the Bernoulli "
                                    "model counts documents that contain the word (Section 2).",
-        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "rows_from_np_unique": "Your rows are in sorted label order, not in the order of the classes argument; "
+                               "row k must be classes[k] (Section 2).",
         "weights_ignored_in_n_c": "Your class sizes ignore sample_weight while the word counts use it "
                                   "(Section 2).",
         "weights_rounded": "Your function rounds the sample weights to integers (Section 2).",

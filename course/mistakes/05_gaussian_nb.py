@@ -328,7 +328,8 @@ EXPLANATIONS = {
                                            "(Section 2).",
         "overall_mean_not_class_mean": "Your variances measure the spread around the mean of all samples, "
                                        "not around each class's own mean (Section 2).",
-        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 2).",
+        "rows_from_np_unique": "Your rows are in sorted label order, not in the order of the classes argument; "
+                               "row k must be classes[k] (Section 2).",
         "absent_class_dropped": "Your function drops a class that has no sample, so the rows no longer match "
                                 "the classes argument (Section 2).",
         "sample_weight_ignored": "Your function ignores sample_weight (Section 2, weighted estimates).",

@@ -8,7 +8,6 @@ _SM = "import numpy as np\n\n\ndef softmax(Z):\n"
 _GLF = "import numpy as np\n\n\ndef gaussian_linear_form(class_log_prior, theta, var):\n"
 _LLG = "import numpy as np\n\n\ndef logistic_loss_grad(w, b, X, y, l2=0.0):\n"
 _FIT = "import numpy as np\n\n\ndef fit_logistic(X, y, loss_grad, l2=0.0, max_iter=10000, tol=1e-6):\n"
-_RB = "import numpy as np\n\n\ndef reliability_bins(y_true, prob, n_bins=10):\n"
 
 _FIT_BODY = '''    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     n_samples, n_features = X.shape
@@ -295,101 +294,6 @@ CASES = {
 ''',
         },
     },
-    "reliability_bins": {
-        "tests": ["test_reliability_bins_visible", "test_reliability_bins_core", "test_reliability_bins_edges", "test_reliability_bins_inputs"],
-        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"]},
-        "correct": {
-            "bincount": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "loop_over_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    mean_predicted = np.full(n_bins, np.nan)
-    fraction_positive = np.full(n_bins, np.nan)
-    count = np.zeros(n_bins, dtype=int)
-    for b in range(n_bins):
-        low, high = b / n_bins, (b + 1) / n_bins
-        inside = (prob >= low) & ((prob < high) if b < n_bins - 1 else (prob <= 1.0))
-        count[b] = inside.sum()
-        if count[b]:
-            mean_predicted[b] = prob[inside].mean()
-            fraction_positive[b] = y_true[inside].mean()
-    return mean_predicted, fraction_positive, count
-''',
-            "digitize_pandas": "import numpy as np\nimport pandas as pd\n\n\ndef reliability_bins(y_true, prob, n_bins=10):\n" + '''    prob = np.asarray(prob, dtype=float)
-    edges = np.arange(1, n_bins) / n_bins
-    frame = pd.DataFrame({"p": prob, "y": np.asarray(y_true, dtype=float),
-                          "bin": np.digitize(prob, edges)})
-    grouped = frame.groupby("bin").agg(p=("p", "mean"), y=("y", "mean"), n=("p", "size"))
-    grouped = grouped.reindex(range(n_bins))
-    return grouped["p"].to_numpy(), grouped["y"].to_numpy(), grouped["n"].fillna(0).to_numpy().astype(int)
-''',
-        },
-        "mutants": {
-            "list_times_n_bins": _RB + '''    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)   # prob not converted yet
-    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "overwrites_input_prob": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    prob *= n_bins                      # scaled in place: the caller's array changes
-    bins = np.minimum(prob.astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count / n_bins,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "prob_one_in_extra_bin": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.floor(prob * n_bins).astype(int)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "right_closed_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.clip(np.ceil(prob * n_bins).astype(int) - 1, 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "quantile_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    edges = np.quantile(prob, np.linspace(0, 1, n_bins + 1))[1:-1]
-    bins = np.searchsorted(edges, prob, side="right")
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
-                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
-''',
-            "drops_empty_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    full = count > 0
-    return (np.bincount(bins, weights=prob, minlength=n_bins)[full] / count[full],
-            np.bincount(bins, weights=y_true, minlength=n_bins)[full] / count[full], count[full])
-''',
-            "empty_bins_zero": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    safe = np.maximum(count, 1)
-    return (np.bincount(bins, weights=prob, minlength=n_bins) / safe,
-            np.bincount(bins, weights=y_true, minlength=n_bins) / safe, count)
-''',
-            "fraction_over_all_samples": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
-    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_predicted = np.bincount(bins, weights=prob, minlength=n_bins) / count
-    fraction = np.bincount(bins, weights=y_true, minlength=n_bins) / len(y_true)
-    return mean_predicted, np.where(count > 0, fraction, np.nan), count
-''',
-        },
-    },
 }
 
 # Words for the student, one per mistake (shown when an answer behaves like it; see grading.core.mistakes).
@@ -469,23 +373,6 @@ EXPLANATIONS = {
                    "it (Section 5).",
         "ignores_l2": "Your fit ignores the l2 argument (Section 5).",
         "ignores_loss_grad_argument": "Your fit does not use the loss_grad function it is given (Exercise 5.2).",
-    },
-    "reliability_bins": {
-        "list_times_n_bins": "Your function multiplies prob by n_bins before converting it, and a list times an "
-                             "integer repeats the list instead of scaling it; convert the array-likes first "
-                             "(Exercise 7.1).",
-        "overwrites_input_prob": _INPUT,
-        "prob_one_in_extra_bin": "Your bins put a probability of exactly 1 in a bin of its own; it belongs to "
-                                 "the last bin (Section 7).",
-        "right_closed_bins": "Your bins are closed on the right; the exercise's bins include their left edge "
-                             "(Section 7).",
-        "quantile_bins": "Your bins hold equal numbers of samples; the exercise's bins have equal widths "
-                         "(Section 7).",
-        "drops_empty_bins": "Your function leaves out empty bins; every bin must be in the result (Section 7).",
-        "empty_bins_zero": "Your function gives an empty bin the value 0, which looks like a measured "
-                           "frequency; an empty bin has none (Section 7).",
-        "fraction_over_all_samples": "Your fraction of positives divides by all the samples, not by the "
-                                     "samples in the bin (Section 7).",
     },
 }
 for _function, _texts in EXPLANATIONS.items():

@@ -6,6 +6,7 @@ _UC = "import numpy as np\n\n\ndef update_counts(class_count, feature_count, X, 
 _MMV = "import numpy as np\n\n\ndef merge_mean_var(n_a, mean_a, var_a, n_b, mean_b, var_b):\n"
 _GJ = "import numpy as np\n\n\ndef gaussian_jll(X, class_log_prior, theta, var):\n"
 _CJ = "import numpy as np\n\n\ndef combine_jlls(jlls, class_log_prior):\n"
+_RB = "import numpy as np\n\n\ndef reliability_bins(y_true, prob, n_bins=10):\n"
 _FT = "import numpy as np\nfrom scipy.optimize import minimize, minimize_scalar\n\n\ndef fit_temperature(log_odds, y):\n"
 _EP = "import numpy as np\nimport scipy.sparse as sp\n\n\ndef expand_with_posteriors(X_lab, y_lab, X_unlab, resp, classes):\n"
 # the reference search, with the loss and the returned value left to each variant
@@ -303,6 +304,101 @@ CASES = {
         },
     },
 
+    "reliability_bins": {
+        "tests": ["test_reliability_bins_visible", "test_reliability_bins_core", "test_reliability_bins_edges", "test_reliability_bins_inputs"],
+        "keeps": {"prob_one_in_extra_bin": ["test_reliability_bins_core"], "right_closed_bins": ["test_reliability_bins_core"], "drops_empty_bins": ["test_reliability_bins_core"], "empty_bins_zero": ["test_reliability_bins_core"]},
+        "correct": {
+            "bincount": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "loop_over_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    mean_predicted = np.full(n_bins, np.nan)
+    fraction_positive = np.full(n_bins, np.nan)
+    count = np.zeros(n_bins, dtype=int)
+    for b in range(n_bins):
+        low, high = b / n_bins, (b + 1) / n_bins
+        inside = (prob >= low) & ((prob < high) if b < n_bins - 1 else (prob <= 1.0))
+        count[b] = inside.sum()
+        if count[b]:
+            mean_predicted[b] = prob[inside].mean()
+            fraction_positive[b] = y_true[inside].mean()
+    return mean_predicted, fraction_positive, count
+''',
+            "digitize_pandas": "import numpy as np\nimport pandas as pd\n\n\ndef reliability_bins(y_true, prob, n_bins=10):\n" + '''    prob = np.asarray(prob, dtype=float)
+    edges = np.arange(1, n_bins) / n_bins
+    frame = pd.DataFrame({"p": prob, "y": np.asarray(y_true, dtype=float),
+                          "bin": np.digitize(prob, edges)})
+    grouped = frame.groupby("bin").agg(p=("p", "mean"), y=("y", "mean"), n=("p", "size"))
+    grouped = grouped.reindex(range(n_bins))
+    return grouped["p"].to_numpy(), grouped["y"].to_numpy(), grouped["n"].fillna(0).to_numpy().astype(int)
+''',
+        },
+        "mutants": {
+            "list_times_n_bins": _RB + '''    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)   # prob not converted yet
+    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "overwrites_input_prob": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    prob *= n_bins                      # scaled in place: the caller's array changes
+    bins = np.minimum(prob.astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count / n_bins,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "prob_one_in_extra_bin": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.floor(prob * n_bins).astype(int)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "right_closed_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.clip(np.ceil(prob * n_bins).astype(int) - 1, 0, n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "quantile_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    edges = np.quantile(prob, np.linspace(0, 1, n_bins + 1))[1:-1]
+    bins = np.searchsorted(edges, prob, side="right")
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.bincount(bins, weights=prob, minlength=n_bins) / count,
+                np.bincount(bins, weights=y_true, minlength=n_bins) / count, count)
+''',
+            "drops_empty_bins": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    full = count > 0
+    return (np.bincount(bins, weights=prob, minlength=n_bins)[full] / count[full],
+            np.bincount(bins, weights=y_true, minlength=n_bins)[full] / count[full], count[full])
+''',
+            "empty_bins_zero": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    safe = np.maximum(count, 1)
+    return (np.bincount(bins, weights=prob, minlength=n_bins) / safe,
+            np.bincount(bins, weights=y_true, minlength=n_bins) / safe, count)
+''',
+            "fraction_over_all_samples": _RB + '''    y_true, prob = np.asarray(y_true, dtype=float), np.asarray(prob, dtype=float)
+    bins = np.minimum(np.floor(prob * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_predicted = np.bincount(bins, weights=prob, minlength=n_bins) / count
+    fraction = np.bincount(bins, weights=y_true, minlength=n_bins) / len(y_true)
+    return mean_predicted, np.where(count > 0, fraction, np.nan), count
+''',
+        },
+    },
     "fit_temperature": {
         "tests": ["test_fit_temperature_visible", "test_fit_temperature_core", "test_fit_temperature_edges", "test_fit_temperature_inputs"],
         "keeps": {"only_over_confidence": ["test_fit_temperature_core"], "returns_one_element_array": ["test_fit_temperature_core"], "labels_astype_on_list": ["test_fit_temperature_core"]},
@@ -538,7 +634,8 @@ EXPLANATIONS = {
                               "hold the fractional counts of section 6 (Exercise 1.1).",
         "overwrites_inputs_adding_in_place": _INPUT,
         "presence_instead_of_counts": "Your update adds whether a word occurs, not how often (Section 1).",
-        "rows_from_np_unique": "Your rows follow np.unique(y), not the classes argument (Section 1).",
+        "rows_from_np_unique": "Your rows are in sorted label order, not in the order of the classes argument; "
+                               "row k must be classes[k] (Section 1).",
         "matrix_from_sparse_sum": "Your sums of a sparse matrix stay a NumPy matrix, so the counts come back "
                                   "with the wrong shape (Section 1).",
         "replaces_instead_of_adding": "Your update replaces the old counts by the batch's; online learning "
@@ -585,11 +682,28 @@ EXPLANATIONS = {
         "averages_parts": "Your combination averages the parts; independent parts' log-likelihoods add "
                           "(Section 3).",
     },
+    "reliability_bins": {
+        "list_times_n_bins": "Your function multiplies prob by n_bins before converting it, and a list times an "
+                             "integer repeats the list instead of scaling it; convert the array-likes first "
+                             "(Exercise 5.1).",
+        "overwrites_input_prob": _INPUT,
+        "prob_one_in_extra_bin": "Your bins put a probability of exactly 1 in a bin of its own; it belongs to "
+                                 "the last bin (Section 5).",
+        "right_closed_bins": "Your bins are closed on the right; the exercise's bins include their left edge "
+                             "(Section 5).",
+        "quantile_bins": "Your bins hold equal numbers of samples; the exercise's bins have equal widths "
+                         "(Section 5).",
+        "drops_empty_bins": "Your function leaves out empty bins; every bin must be in the result (Section 5).",
+        "empty_bins_zero": "Your function gives an empty bin the value 0, which looks like a measured "
+                           "frequency; an empty bin has none (Section 5).",
+        "fraction_over_all_samples": "Your fraction of positives divides by all the samples, not by the "
+                                     "samples in the bin (Section 5).",
+    },
     "fit_temperature": {
         "returns_one_element_array": "Your function returns T as an array of one element; the exercise asks for one "
-                                     "number, a float (Exercise 5.1).",
+                                     "number, a float (Exercise 5.2).",
         "labels_astype_on_list": "Your function calls y.astype, which a list does not have, so it fails when the "
-                                 "labels come as a list; convert the array-like first (Exercise 5.1).",
+                                 "labels come as a list; convert the array-like first (Exercise 5.2).",
         "overwrites_input_log_odds": _INPUT,
         "returns_inverse_temperature": "Your loss multiplies the log-odds by T where it should divide them, so "
                                        "the value you find is 1/T, not the temperature (Section 5).",
@@ -606,8 +720,8 @@ EXPLANATIONS = {
         "normalises_resp_copy": "Your weights rescale each row of resp to sum to one; the exercise uses the "
                                 "posteriors as they are given (Section 6).",
         "overwrites_input_normalising_resp": _INPUT,
-        "blocks_in_sorted_order": "Your copies of the unlabelled rows follow the sorted classes, not the "
-                                  "classes argument's order (Section 6).",
+        "blocks_in_sorted_order": "Your copies of the unlabelled rows are in sorted label order, not in the "
+                                  "order of the classes argument (Section 6).",
         "resp_read_row_by_row": "Your weights read the responsibilities along the wrong axis (Section 6).",
         "labelled_rows_left_out": "Your expanded data set leaves out the labelled rows (Section 6).",
         "hard_labels_once": "Your expansion gives each unlabelled row its most probable class only, not one "

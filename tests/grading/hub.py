@@ -38,6 +38,11 @@ REPO = Path(__file__).resolve().parents[2]
 PROXY = REPO / ".hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 REQUEST_TIMEOUT = 60  # seconds one request gets (a spawn or an nbgrader action included)
 START_TIMEOUT = 60
+# The hub answers once every service with a url answers (JupyterHub 6 waits for each, at most its
+# "timeout", and stops when a managed one does not): nbg serve warms up its workers first, which
+# took 26 s on a loaded 2-core machine, beside a second nbg serve.
+SERVICE_START_TIMEOUT = 120
+HUB_START_TIMEOUT = SERVICE_START_TIMEOUT + START_TIMEOUT
 PASSWORD = "hub-test-password"
 
 
@@ -50,6 +55,12 @@ def require_proxy():
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
+
+
+def _jupyterhub_major() -> int:
+    import jupyterhub
+
+    return int(jupyterhub.__version__.split(".")[0])
 
 
 def free_port() -> int:
@@ -97,6 +108,56 @@ c.Spawner.server_token_scopes = {["users:activity!user", "access:servers!server"
 """
 
 
+class ExternalService:
+    """A process the hub proxies to but does not start: an external service (``url`` and ``api_token``
+    in its entry of ``c.JupyterHub.services``, :meth:`entry`), started here as an administrator would,
+    with the variables of :meth:`Hub.service_environment`, and stopped with its process group."""
+
+    def __init__(self, name):
+        self.name = name
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = secrets.token_hex(16)
+        self.process = None
+        self.log_path = None
+
+    def entry(self) -> dict:
+        return {"name": self.name, "url": self.url, "api_token": self.token}
+
+    def start(self, hub, command, cwd):
+        """Start ``command`` (it must listen on :attr:`port`); :meth:`wait_until_listening` waits for it."""
+        env = {**os.environ, "PATH": f"{BIN}:/usr/bin:/bin", **hub.service_environment(self.name, self.token)}
+        self.log_path = hub.folder / f"{self.name}.log"
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+
+    def wait_until_listening(self, timeout=START_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited ({self.process.returncode}):\n{self.log_text()}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"{self.name} did not listen within {timeout} s:\n{self.log_text()}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:] if self.log_path else ""
+
+    def stop(self):
+        if self.process is None or self.process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+
 class Hub:
     """A running JupyterHub; ``with Hub(folder, users, admins) as hub:``."""
 
@@ -110,7 +171,12 @@ class Hub:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = secrets.token_hex(16)
-        text = hub_config(self.folder, port=self.port, hub_port=free_port(), proxy_port=free_port(),
+        hub_port = free_port()
+        self.api_url = f"http://127.0.0.1:{hub_port}/hub/api"  # the hub's own API, as services reach it
+        if _jupyterhub_major() >= 6:  # the service's "timeout" is new in JupyterHub 6 (an error before)
+            services = [{"timeout": SERVICE_START_TIMEOUT, **entry} if "url" in entry else entry
+                        for entry in services]
+        text = hub_config(self.folder, port=self.port, hub_port=hub_port, proxy_port=free_port(),
                           service_token=self.token, homes=self.homes, users=users, admins=admins,
                           services=services, user_scopes=user_scopes,
                           environment={k: v.replace("{url}", f"http://127.0.0.1:{self.port}")
@@ -133,7 +199,7 @@ class Hub:
         return self
 
     def _wait_until_up(self):
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + HUB_START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the hub exited ({self.process.returncode}):\n{self.log_text()}")
@@ -141,7 +207,7 @@ class Hub:
                 if self.api("GET", "/hub/api/")["version"]:
                     return
             time.sleep(0.2)
-        raise TimeoutError(f"the hub did not answer within {START_TIMEOUT} s:\n{self.log_text()}")
+        raise TimeoutError(f"the hub did not answer within {HUB_START_TIMEOUT} s:\n{self.log_text()}")
 
     def log_text(self) -> str:
         return (self.folder / "hub.log").read_text(errors="replace")[-4000:]
@@ -176,6 +242,13 @@ class Hub:
                 if (process.info["cwd"] or "").startswith(folder) and process.pid != os.getpid():
                     found[process.pid] = process
         return list(found.values())
+
+    def service_environment(self, name, token) -> dict:
+        """What an external service started by hand needs (the hub sets the same for a managed one):
+        its token and name (``api_token`` and ``name`` of its entry in ``c.JupyterHub.services``),
+        the hub's API and the prefix the proxy forwards."""
+        return {"JUPYTERHUB_API_TOKEN": token, "JUPYTERHUB_API_URL": self.api_url,
+                "JUPYTERHUB_SERVICE_NAME": name, "JUPYTERHUB_SERVICE_PREFIX": f"/services/{name}/"}
 
     # -- REST ---------------------------------------------------------------------------------
     def api(self, method, path, body=None, token=None, raw=False):

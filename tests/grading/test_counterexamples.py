@@ -102,7 +102,7 @@ EDITS = {
                                    "np.exp(np.array(class_log_prior, dtype=float))"),
     "loss_second_term_sign": ("06_nb_linear_logistic", "logistic_loss_grad", "(1 - y) * np.logaddexp(0, z)",
                               "(1 - y) * np.logaddexp(0, -z)"),
-    "bins_by_rounding": ("06_nb_linear_logistic", "reliability_bins", "np.floor(prob * n_bins)",
+    "bins_by_rounding": ("07_nb_in_practice", "reliability_bins", "np.floor(prob * n_bins)",
                          "np.round(prob * n_bins)"),
     "update_counts_class_mean": ("07_nb_in_practice", "update_counts", "one_hot.sum(axis=0)", "one_hot.mean(axis=0)"),
     "merge_between_term_over_n": ("07_nb_in_practice", "merge_mean_var",

@@ -18,16 +18,23 @@ Who runs what, as on a real hub:
   commands, run as processes with the instructor's environment (the home of the instructor's
   server, its working folder the course), as in a terminal of that server.
 
+The assignment is the fixture's plus a written answer (``hub_formgrader.py``), which the instructor
+grades in headless Chromium in the formgrader of the instructor's server, behind the hub; ``nbg
+export`` then counts those points.
+
 The practice service (``nbg serve``) runs as a managed service of the same hub, with the hub as
 its identity backend (``grading.practice.hub_identity.HubIdentity``): a student's request goes
 through the hub's proxy with the student's own hub token (one handed out by the hub, or the one of
 the student's running JupyterLab) and is answered for that student only; in headless Chromium a
 student logs in, runs the fetched notebook in JupyterLab and reads the service's reply in the page.
+A second ``nbg serve`` on the same course runs as an external service of the same hub (started by
+the test, registered with its url and api_token): the way to run it outside the hub's machine.
 
 It grades its own small class (the fixture assignment, two students) because the
 submissions must come through the exchange; the expected scores are derived by hand in
-``fixtures.py``. One hub (and one practice service) serves every test of the module; they run in
-file order (the term first: the practice test expects no attempts of bob's yet).
+``fixtures.py``. One hub (and both practice services) serves every test of the module; they run in
+file order (the term first, then its written answers; the practice test expects no attempts of
+bob's yet, the external service's test comes last).
 """
 
 from __future__ import annotations
@@ -49,11 +56,13 @@ import nbformat
 import pytest
 
 import fixtures
-from hub import BIN, Hub, free_port
+from hub import BIN, PASSWORD, ExternalService, Hub, free_port
+from hub_formgrader import WRITTEN_ID, WRITTEN_POINTS, with_written_answer, write_answer
 from practice_server import CATALOGUE, WORDS
 
 from grading.core.course import Course
 from tests import honest_times
+from tests.hostile_markup import MARKDOWN
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # the first test carries the hub's set-up
 
@@ -61,15 +70,25 @@ COURSE_ID = "nb101"
 ASSIGNMENT = fixtures.FIXTURE_ASSIGNMENT
 INSTRUCTOR = "instructor"
 PRACTICE = "nbg-practice"  # the practice service's name on the hub: /services/nbg-practice/
+EXTERNAL = "nbg-practice-ext"  # the same, run as an external service
 # student -> what each submission holds, in order (alice submits twice; the second counts).
 # Two students, each server costing seconds of a loaded machine's cores.
 ON_TIME = {"alice": ["blank", "wrong_hidden"]}
 LATE = {"bob": ["perfect"]}
 PERCENT_PER_DAY = 10
-# Hand-derived: the last submission's score (fixtures.EXPECTED_SCORES) less the late penalty,
-# 10 % of the 6 points possible for bob's one started day late.
-EXPECTED_TOTALS = {"alice": 4.0, "bob": 6.0 - 0.6}
-EXPECTED_PENALTY = {"alice": 0.0, "bob": 0.6}
+MAX_SCORE = fixtures.MAX_SCORE + WRITTEN_POINTS  # 6 autograded + 2 written = 8
+# The written answer of each student's last submission: alice's carries markup that would run
+# script in the formgrader's page if it were rendered as HTML.
+ANSWERS = {"alice": MARKDOWN, "bob": "The count of values changes from one list to the next."}
+# Hand-derived: the last submission's score (fixtures.EXPECTED_SCORES; the written answer counts 0
+# until graded) less the late penalty, 10 % of the 8 points possible for bob's one started day late.
+EXPECTED_TOTALS = {"alice": 4.0, "bob": 6.0 - 0.8}
+EXPECTED_PENALTY = {"alice": 0.0, "bob": 0.8}
+# The points and comments the instructor types into the formgrader, and the totals nbg export
+# must then show: the autograded points plus these, less the same late penalty.
+WRITTEN_GRADES = {"alice": (1.5, "Right idea; say what the count is."), "bob": (2.0, "Exactly.")}
+EXPECTED_WITH_WRITTEN = {"alice": 4.0 + 1.5, "bob": 6.0 + 2.0 - 0.8}
+NOT_GRADED_NOTE = "written answers not graded yet"  # nbg export's note while some wait
 STUDENTS = [*ON_TIME, *LATE]
 
 
@@ -81,6 +100,8 @@ c.Exchange.root = {str(exchange)!r}
 c.AssignLatePenalties.plugin_class = "grading.plugins.LatePolicy"
 c.LatePolicy.percent_per_interval = {PERCENT_PER_DAY}
 c.LatePolicy.interval_hours = 24
+# The formgrader shows a student's markup (a written answer, an output) as text (docs/security.md)
+c.HTMLExporter.preprocessors = ["grading.plugins.InertStudentContent"]
 # nbg serve behind the hub: the student is the hub user of the request's token
 c.PracticeService.identity_class = "grading.practice.hub_identity.HubIdentity"
 c.PracticeService.workers = 1
@@ -100,7 +121,7 @@ c.CourseDirectory.student_id = os.environ["JUPYTERHUB_USER"]
 def write_course(root: Path, exchange: Path):
     source = root / "source" / ASSIGNMENT
     source.mkdir(parents=True)
-    nbformat.write(fixtures.source_notebook(), source / f"{ASSIGNMENT}.ipynb")
+    nbformat.write(with_written_answer(fixtures.source_notebook()), source / f"{ASSIGNMENT}.ipynb")
     (root / "nbgrader_config.py").write_text(course_config(exchange))
     shutil.copy(fixtures._empty_gradebook(), root / "gradebook.db")
     (root / "mistakes").mkdir()
@@ -149,12 +170,25 @@ def term_hub(tmp_path_factory):
     # The instructor's first step: nbg's release (nbgrader's release_assignment comes in the term).
     released = nbg(instructor_home, root, "release", ASSIGNMENT)
     assert released.returncode == 0, released.stdout + released.stderr
-    honest_times.share(root)  # the honest times of ps_fixture, measured once per test run
-    with Hub(folder, users=[INSTRUCTOR, *STUDENTS], admins=[INSTRUCTOR], services=[practice_service(root)],
-             user_scopes=[f"access:services!service={PRACTICE}"],
-             environment={"NBKIT_PRACTICE_SERVER": "{url}/services/" + PRACTICE}) as hub:
-        tokens = hub.start_users([INSTRUCTOR, *STUDENTS])
-        yield hub, tokens, root, exchange
+    honest_times.share(root)  # the honest times of this notebook, measured once per test run
+    external = ExternalService(EXTERNAL)
+    hub = Hub(folder, users=[INSTRUCTOR, *STUDENTS], admins=[INSTRUCTOR],
+              services=[practice_service(root), external.entry()],
+              user_scopes=[f"access:services!service={PRACTICE}", f"access:services!service={EXTERNAL}"],
+              environment={"NBKIT_PRACTICE_SERVER": "{url}/services/" + PRACTICE})
+    # The instructor starts the external one first (here on this machine; anywhere the hub can reach):
+    # the hub waits at its start for every service with a url to answer.
+    external.start(hub, [str(BIN / "nbg"), "--course", str(root), "serve", "--port", str(external.port)], root)
+    try:
+        with hub:
+            try:
+                tokens = hub.start_users([INSTRUCTOR, *STUDENTS])
+                external.wait_until_listening()
+                yield hub, tokens, root, exchange
+            finally:
+                external.stop()  # before the hub stops, which would count it as left behind
+    finally:
+        external.stop()
     assert not hub.left_behind, f"left running after the hub stopped: {hub.left_behind}"
 
 
@@ -183,6 +217,8 @@ def test_a_term_through_the_exchange_on_a_real_hub(term_hub):
         path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
         fetched = hub.user_api(student, tokens[student], "GET", path)
         notebook = fixtures.student_notebook(nbformat.from_dict(fetched["content"]), kind)
+        if kind != "blank":
+            write_answer(notebook, ANSWERS[student])
         hub.user_api(student, tokens[student], "PUT", path,
                      body={"type": "notebook", "format": "json", "content": notebook})
         student_action(student, "submit")
@@ -215,6 +251,7 @@ def test_a_term_through_the_exchange_on_a_real_hub(term_hub):
     formgrader("release_feedback")
     exported = nbg(instructor_home, root, "export")
     assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert NOT_GRADED_NOTE in exported.stdout  # the written answers wait for the formgrader
 
     for student in students:
         student_action(student, "fetch_feedback")
@@ -249,15 +286,71 @@ def test_a_term_through_the_exchange_on_a_real_hub(term_hub):
         page = pages[0].read_text(encoding="utf-8")
         assert page == (root / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
         text = html.unescape(re.sub(r"<[^>]+>", "", page))
-        assert f"{ASSIGNMENT} (Score: {EXPECTED_TOTALS[student]:.1f} / {fixtures.MAX_SCORE:.1f})" in text, student
+        assert f"{ASSIGNMENT} (Score: {EXPECTED_TOTALS[student]:.1f} / {MAX_SCORE:.1f})" in text, student
         assert ("Late submission penalty" in text) == (student in LATE), student
         for snippet in fixtures.HIDDEN_SOURCE_SNIPPETS:
             assert snippet not in page
 
 
-def practice(hub, token, method, path, body=None):
-    """A request to the practice service through the hub's proxy; (status, JSON reply)."""
-    request = urllib.request.Request(f"{hub.url}/services/{PRACTICE}{path}", data=body, method=method)
+def test_the_instructor_grades_the_written_answers_in_the_formgrader_behind_the_hub(term_hub):
+    """Headless Chromium: the instructor logs in to the hub, opens the formgrader of their server, goes
+    to each student's submission through Manual Grading and types points and a comment into the
+    written answer's fields (hub_formgrader.py); the formgrader saves them to the gradebook, and
+    nbg export adds them to the autograded points, the late penalty still taken. The term's graded
+    class, nothing graded again. alice's answer carries markup: the page shows it as text."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from hub_formgrader import (back_to_submission_list, give_points, log_in, open_submission, open_submission_list,
+                                page_state, saved_grade, script_errors)
+    from tests.chromium import headless_chromium
+
+    hub, _, root, _ = term_hub
+    course = Course(root)
+    with course.gradebook() as gradebook:
+        submissions = {s: gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, s).id for s in STUDENTS}
+        for student in STUDENTS:  # nbg autograde left every written answer to the instructor
+            assert gradebook.find_grade(WRITTEN_ID, ASSIGNMENT, ASSIGNMENT, student).needs_manual_grade, student
+    seen = {}
+    with headless_chromium(offline=True) as browser:
+        wait = WebDriverWait(browser, 60)
+        log_in(browser, wait, hub, INSTRUCTOR, PASSWORD)
+        open_submission_list(browser, wait, hub, INSTRUCTOR, ASSIGNMENT, ASSIGNMENT)
+        for student, (points, comment) in WRITTEN_GRADES.items():
+            if seen:
+                back_to_submission_list(wait, ASSIGNMENT, ASSIGNMENT)
+            open_submission(wait, submissions[student])
+            seen[student] = page_state(browser)
+            give_points(browser, points, comment)
+            assert saved_grade(course, ASSIGNMENT, ASSIGNMENT, student) == (points, comment), student
+            assert not script_errors(browser), student
+
+    # alice's answer is on the page as she wrote it, as text: no script of hers ran, no element of hers.
+    pwned, title, text, page = seen["alice"]
+    assert "Student's answer" in text and f"/ {WRITTEN_POINTS:.1f}" in text  # the grading view of the answer
+    assert pwned is None and title != "PWNED", (pwned, title)
+    assert "<script>window.__pwned='markdown';document.title='PWNED'</script>" in text
+    assert "<img src=x onerror=\"window.__pwned='markdown-img';document.title='PWNED'\">" in text
+    assert not re.search(r"<(script|img src=\"?x)[^>]*__pwned", page, re.I)
+    assert ANSWERS["bob"] in seen["bob"][2]
+    with course.gradebook() as gradebook:
+        for student in STUDENTS:
+            assert not gradebook.find_grade(WRITTEN_ID, ASSIGNMENT, ASSIGNMENT, student).needs_manual_grade
+
+    exported = nbg(hub.homes / INSTRUCTOR, root, "export")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert NOT_GRADED_NOTE not in exported.stdout
+    with open(root / "exports" / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for student, total in EXPECTED_WITH_WRITTEN.items():
+        assert float(rows[student][ASSIGNMENT]) == pytest.approx(total), (student, rows[student])
+    with course.gradebook() as gradebook:
+        for student, penalty in EXPECTED_PENALTY.items():
+            assert gradebook.find_submission(ASSIGNMENT, student).late_submission_penalty == pytest.approx(penalty)
+
+
+def practice(hub, token, method, path, body=None, service=PRACTICE):
+    """A request to a practice service through the hub's proxy; (status, JSON reply)."""
+    request = urllib.request.Request(f"{hub.url}/services/{service}{path}", data=body, method=method)
     if token:
         request.add_header("Authorization", f"token {token}")
     try:
@@ -354,3 +447,32 @@ def test_in_the_browser_a_student_logs_in_and_sends_the_fetched_notebook_to_the_
     # The service recorded the check as bob's, and only bob's.
     status, attempts = practice(hub, tokens["bob"], "GET", f"/attempts/{ASSIGNMENT}")
     assert status == 200 and any(a["function"] == "add" and not a["passed"] for a in attempts["attempts"])
+
+
+def test_the_practice_service_as_an_external_service_answers_the_hub_user(term_hub):
+    """``nbg serve`` started by the instructor, not the hub, with the variables docs/jupyterhub.md names
+    (``hub.ExternalService``), registered in the hub's config with its url and api_token: the hub's
+    proxy forwards /services/nbg-practice-ext/ to it and it answers each student as that hub user. It
+    shares the course, and so the attempts, with the managed service (a hub runs one or the other)."""
+    hub, tokens, root, _ = term_hub
+    release = root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    notebook = nbformat.writes(fixtures.student_notebook(release, "wrong_hidden")).encode()
+
+    def attempts(student):
+        status, reply = practice(hub, tokens[student], "GET", f"/attempts/{ASSIGNMENT}", service=EXTERNAL)
+        assert status == 200 and reply["student"] == student, reply
+        return reply["attempts"]
+
+    alice_before, bob_before = attempts("alice"), attempts("bob")
+    status, reply = practice(hub, tokens["alice"], "POST", f"/check/{ASSIGNMENT}", notebook, service=EXTERNAL)
+    assert status == 200 and reply["student"] == "alice", reply
+    add = next(item for item in reply["functions"] if item["function"] == "add")
+    assert WORDS in json.dumps(add)
+    assert len(attempts("alice")) > len(alice_before)
+    assert attempts("bob") == bob_before  # alice's check is not bob's
+    assert practice(hub, None, "GET", f"/attempts/{ASSIGNMENT}", service=EXTERNAL)[0] == 401
+    # A token that may use the managed service only is refused by this one: the scope names the service.
+    managed_only = hub.api("POST", "/hub/api/users/bob/tokens", {
+        "scopes": [f"access:services!service={PRACTICE}"], "expires_in": 600})["token"]
+    assert practice(hub, managed_only, "GET", f"/attempts/{ASSIGNMENT}", service=PRACTICE)[0] == 200
+    assert practice(hub, managed_only, "GET", f"/attempts/{ASSIGNMENT}", service=EXTERNAL)[0] == 401

@@ -5,6 +5,9 @@ run ``nbgrader generate_assignment`` once for every assignment in a scratch
 copy of the course (slow, a few seconds per notebook).
 """
 
+import re
+from pathlib import Path
+
 import nbformat
 import pytest
 
@@ -122,6 +125,38 @@ def test_autograded_points_in_range(path):
     assert MIN_POINTS <= points <= MAX_POINTS, (
         f"{path.name}: {points:g} autograded points, expected {MIN_POINTS} to {MAX_POINTS}"
     )
+
+
+def _stated_points(nb):
+    """What the text says: the introduction's "N by the autograder", each exercise heading's
+    "(N points)" with the functions it names in backticks, and the README row's "A + B"."""
+    intro = nb.cells[0].source
+    auto = re.search(r"\*\*Points\.\*\*(?: \d+:)? (\d+(?:\.\d+)?) by the autograder", intro)
+    headings = [(re.findall(r"`(\w+)[(`]", m.group(1)), float(m.group(2))) for cell in nb.cells
+                if cell.cell_type == "markdown"
+                for m in re.finditer(r"^#+ Exercise [\d.]+: (.*)\((\d+(?:\.\d+)?) points?\)", cell.source, re.M)]
+    return float(auto.group(1)) if auto else None, [(names, n) for names, n in headings if names]
+
+
+@pytest.mark.parametrize("path", notebook_params())
+def test_stated_points_are_the_points_of_the_cells(path):
+    """Review C8 (points in proportion, stated once): the points the introduction, each exercise
+    heading and the README's table state are those the grade cells carry."""
+    nb = read_notebook(path)
+    cells = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points", 0))
+             for c in nb.cells if nbgrader_meta(c).get("grade")}
+    auto = autograded_points(nb)
+    by_hand = sum(p for c in nb.cells if c.cell_type == "markdown"
+                  for p in [float(nbgrader_meta(c).get("points", 0))] if nbgrader_meta(c).get("grade"))
+    stated_auto, headings = _stated_points(nb)
+    assert stated_auto == auto, f"{path.name}: the introduction says {stated_auto} by the autograder, cells carry {auto:g}"
+    for names, stated in headings:
+        carried = sum(v for grade_id, v in cells.items() for f in names if grade_id.startswith(f"test_{f}_"))
+        assert carried == stated, f"{path.name}: exercise on {names} says {stated:g} points, its cells carry {carried:g}"
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    row = re.search(rf"^\| `{path.parent.name}` \|.*\| (\d+(?:\.\d+)?) \+ (\d+(?:\.\d+)?)\b", readme, re.M)
+    assert row and (float(row.group(1)), float(row.group(2))) == (auto, by_hand), (
+        f"README's row for {path.parent.name}: {row and row.groups()}, cells carry {auto:g} + {by_hand:g}")
 
 
 @pytest.mark.parametrize("path", notebook_params())
