@@ -175,7 +175,10 @@ CASES = {
     "gaussian_jll": {
         "tests": ["test_gaussian_jll_visible", "test_gaussian_jll_core", "test_gaussian_jll_edges",
                   "test_gaussian_jll_inputs"],
-        "keeps": {"product_of_densities_underflows": ["test_gaussian_jll_core", "test_gaussian_jll_inputs"],
+        # review 05-N6: the product of 300 densities underflows in the core cell (it breaks every prediction with
+        # many features); taking the log of each density's value fails only far from every mean (the edge cases)
+        "keeps": {"product_of_densities_underflows": ["test_gaussian_jll_inputs"],
+                  "log_of_each_density_value": ["test_gaussian_jll_core", "test_gaussian_jll_inputs"],
                   "list_theta_not_converted": ["test_gaussian_jll_core", "test_gaussian_jll_edges"],
                   "returns_list_of_rows": ["test_gaussian_jll_core", "test_gaussian_jll_edges"]},
         "correct": {
@@ -205,6 +208,12 @@ CASES = {
     density = np.column_stack([stats.norm.pdf(X, theta[c], np.sqrt(var[c])).prod(axis=1) for c in range(len(theta))])
     with np.errstate(divide="ignore"):
         return np.log(density) + np.asarray(class_log_prior, dtype=float)
+''',
+            "log_of_each_density_value": _JLL_HEAD + '''    from scipy import stats
+    X = np.asarray(X, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.column_stack([class_log_prior[c] + np.log(stats.norm.pdf(X, theta[c], np.sqrt(var[c]))).sum(axis=1)
+                                for c in range(len(theta))])
 ''',
             "list_theta_not_converted": _JLL_HEAD + '''    X = np.asarray(X, dtype=float)
     jll = np.empty((X.shape[0], theta.shape[0]))
@@ -351,8 +360,12 @@ EXPLANATIONS = {
                                     "may be an array-like, so turn them into arrays first (Exercise 3.1).",
         "returns_list_of_rows": "Your function returns a Python list of rows; the exercise asks for a NumPy "
                                 "array (Exercise 3.1).",
-        "product_of_densities_underflows": "Your function multiplies densities instead of adding logs, "
-                                           "which underflows with many features (Section 3).",
+        "product_of_densities_underflows": "Your function multiplies the densities and then takes the log: with "
+                                           "many features the product underflows to 0.0 and its log is -inf. Add "
+                                           "the log-densities instead (Section 3, Exercise 3.1).",
+        "log_of_each_density_value": "Your function takes the log of each density's value: far from the mean a "
+                                     "density underflows to 0.0 and its log is -inf. Write the log-density out, "
+                                     "-0.5 * (log(2 pi var) + (x - mu)**2 / var) (Section 3, Exercise 3.1).",
         "overwrites_input_X": _INPUT,
     },
     "pooled_variance": {
