@@ -82,3 +82,23 @@ def test_the_judges_verdict_carries_the_record(tmp_path):
     assert kept["call"] in verdict["evalue"] and kept["original_size"] == [40, 5]
     assert kept["size"][0] * kept["size"][1] < 40 * 5
     assert kept["signature"].endswith(("other values", "another value", "off by a constant", "off by a constant factor"))
+
+
+def test_an_input_tried_before_is_never_a_step(tmp_path):
+    """04's edges cell of bernoulli_feature_log_prob (3 x 3 X, every row of one class): no smaller input
+    disagrees, and the search used to count inputs that print exactly as the test's own as kept steps,
+    so the student was shown the hidden input as "a smaller input" (found on the whole catalogue:
+    four of 04's mutants). An input is tried once now, the test's own first: nothing is shown."""
+    from grading.core.mistakes import catalogue_path, load_cases
+    from tests.grading.test_diagnosis_coincidences import COURSE, failed_cells
+
+    assignment, function = "04_bernoulli_nb", "bernoulli_feature_log_prob"
+    source = load_cases(catalogue_path(COURSE, assignment))[function]["mutants"]["denominator_plus_alpha"]
+    edges = 0
+    for grade_id, _, diagnoser in failed_cells(tmp_path, assignment, function, source):
+        if grade_id.endswith("_edges"):  # explained while its calls are the recorder's
+            _, words = diagnoser.explain(grade_id, counterexample=True)
+            assert words == "", words
+            assert diagnoser.example["values"] == diagnoser.example["original_values"] and not diagnoser.example["shown"]
+            edges += 1
+    assert edges == 1, "the mutant no longer fails the edges cell"
