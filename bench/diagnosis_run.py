@@ -192,4 +192,12 @@ def report_lines(section: dict, title: str, command: str) -> list:
                   f"on the same submission's failed cells: {calls['calls']} calls over {calls['searches']} searches "
                   f"({calls['calls'] / calls['searches']:.2f} per failed cell; at most 12). The search tries an input once "
                   "and simplifies every argument at once first (issue 33's cost item)."]
+    before = section.get("before")  # the same bench with the previous search module, recorded by hand
+    if before and calls and runs.get(before["label"]):
+        now, cells = runs[before["label"]]["overhead_median_s"], runs[before["label"]]["failed_cells"]
+        lines += ["", f"Before that change ({before['what']}; load average {before['load']}): "
+                  f"{before['overhead_median_s']:+.3f} s per notebook ({before['overhead_median_s'] / cells * 1000:+.1f} ms per "
+                  f"failed cell, {before['overhead_median_s'] / cells * 24:+.2f} s for 24), {before['calls']} calls over "
+                  f"{calls['searches']} searches; after / before: cost {now / before['overhead_median_s']:.2f}, "
+                  f"calls {calls['calls'] / before['calls']:.2f}."]
     return lines + [""]
