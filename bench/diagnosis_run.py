@@ -15,6 +15,7 @@ each pair's verdicts (which cells failed) must be the same with and without them
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -99,6 +100,41 @@ def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> d
             "failed_cells": len(failed), "counterexamples": shown, "same_verdicts": verdicts[True] == verdicts[False]}
 
 
+def search_calls() -> dict:
+    """The counterexample search's calls of the student's function on the worst-case submission's
+    failed cells, counted in this process (the judge's own code, the student's function called
+    directly: each call is a round trip to the kernel in a real run, what the search's cost is made of)."""
+    import pathlib
+    import warnings
+
+    from grading.core.mistakes import load_cases
+    from grading.execution.evidence import counterexample
+    from tests.grading.test_diagnosis_coincidences import failed_cells
+
+    counts = {"searches": 0, "calls": 0}
+    shrink = counterexample.Shrinker.shrink
+
+    def counted(self, *args):
+        try:
+            return shrink(self, *args)
+        finally:
+            counts["searches"] += 1
+            counts["calls"] += self.calls
+
+    counterexample.Shrinker.shrink = counted
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-search-") as scratch, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for function, case in load_cases(ROOT / "course" / "mistakes" / f"{ASSIGNMENT}.py").items():
+                mutant = next(iter(case["mutants"].values()))  # mutant-0's, as the submission above
+                for grade_id, source, diagnoser in failed_cells(pathlib.Path(scratch) / function, ASSIGNMENT,
+                                                                function, mutant):
+                    diagnoser.explain(grade_id, counterexample="BEGIN HIDDEN TESTS" in source)
+    finally:
+        counterexample.Shrinker.shrink = shrink
+    return counts
+
+
 def run(smoke=False, echo=print) -> dict:
     from grading.execution.sandbox import get_sandbox, sandbox_name
 
@@ -108,13 +144,16 @@ def run(smoke=False, echo=print) -> dict:
         available = False
     sandbox = sandbox_name(available)
     repeats = 1 if smoke else 6
-    results = {"assignment": ASSIGNMENT, "sandbox": sandbox, "target_s": TARGET_S, "runs": {}}
+    results = {"assignment": ASSIGNMENT, "sandbox": sandbox, "target_s": TARGET_S, "runs": {},
+               "load_average": [round(os.getloadavg()[0], 2)]}  # 1 minute, before and after: a shared machine
     with tempfile.TemporaryDirectory(prefix="bench-diagnosis-subs-") as scratch:
         for label, folder in _submissions(Path(scratch)).items():
             echo(f"diagnosis: {label}, {repeats} paired runs")
             results["runs"][label] = paired(folder, repeats, sandbox)
             echo(f"counterexamples: {label}, {repeats} paired runs")
             results.setdefault("counterexample_runs", {})[label] = paired(folder, repeats, sandbox, counterexamples=True)
+    results["load_average"].append(round(os.getloadavg()[0], 2))
+    results["search_calls"] = search_calls()
     return results
 
 
@@ -123,7 +162,9 @@ def report_lines(section: dict, title: str, command: str) -> list:
              f"nbg's executor (sandbox: {section['sandbox']}, tests in the judge), alternately with and "
              "without the catalogue of known mistakes in the judge's folder (with it, the diagnosis and, since "
              "issue 33, the counterexample search run on every failed cell); the cost is the median of the "
-             "paired differences (target: under " + f"{section['target_s']:g} s per notebook).", "",
+             "paired differences (target: under " + f"{section['target_s']:g} s per notebook)."
+             + (" Load average (1 minute, 2 cores) before and after: " + ", ".join(f"{x:g}" for x in
+                section["load_average"]) + "." if section.get("load_average") else ""), "",
              "| submission | pairs | with (median) | without (median) | diagnosis's cost | failed cells diagnosed |",
              "|---|---|---|---|---|---|"]
     for label, run in section["runs"].items():
@@ -137,11 +178,26 @@ def report_lines(section: dict, title: str, command: str) -> list:
               "the cost per failed cell is the notebook's median paired difference over its failed cells "
               f"(target: under {COUNTEREXAMPLE_TARGET_S:g} s per notebook with 24 failed cells).", "",
               "| submission | pairs | with (median) | without (median) | cost per notebook | failed cells "
-              "| cost per failed cell | counterexamples shown (hidden cells) | same verdicts |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| cost per failed cell | for 24 failed cells | counterexamples shown (hidden cells) | same verdicts |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for label, run in runs.items():
         per_cell = run["overhead_median_s"] / run["failed_cells"] if run["failed_cells"] else 0.0
         lines.append(f"| {label} | {run['pairs']} | {run['with_median_s']:.2f} s | {run['without_median_s']:.2f} s "
                      f"| {run['overhead_median_s']:+.3f} s | {run['failed_cells']} | {per_cell * 1000:+.1f} ms "
-                     f"| {run['counterexamples']} | {'yes' if run['same_verdicts'] else 'NO'} |")
+                     f"| {per_cell * 24:+.2f} s | {run['counterexamples']} | {'yes' if run['same_verdicts'] else 'NO'} |")
+    calls = section.get("search_calls")
+    if calls and calls["searches"]:
+        lines += ["", f"What the cost is made of: the search's calls of the student's function, each a round trip to the "
+                  f"student's kernel (a few milliseconds; the reference and the bookkeeping run in the judge). Counted in-process "
+                  f"on the same submission's failed cells: {calls['calls']} calls over {calls['searches']} searches "
+                  f"({calls['calls'] / calls['searches']:.2f} per failed cell; at most 12). The search tries an input once "
+                  "and simplifies every argument at once first (issue 33's cost item)."]
+    before = section.get("before")  # the same bench with the previous search module, recorded by hand
+    if before and calls and runs.get(before["label"]):
+        now, cells = runs[before["label"]]["overhead_median_s"], runs[before["label"]]["failed_cells"]
+        lines += ["", f"Before that change ({before['what']}; load average {before['load']}): "
+                  f"{before['overhead_median_s']:+.3f} s per notebook ({before['overhead_median_s'] / cells * 1000:+.1f} ms per "
+                  f"failed cell, {before['overhead_median_s'] / cells * 24:+.2f} s for 24), {before['calls']} calls over "
+                  f"{calls['searches']} searches; after / before: cost {now / before['overhead_median_s']:.2f}, "
+                  f"calls {calls['calls'] / before['calls']:.2f}."]
     return lines + [""]

@@ -43,6 +43,7 @@ SUBCOMMANDS = {
     "feedback": ("grading.commands.feedback", "write HTML feedback per student and notebook (no hidden-test source)"),
     "export": ("grading.commands.export", "write grades as CSV for an LMS and per test cell"),
     "report": ("grading.commands.report", "write an HTML report with plots of how the class did"),
+    "mistakes": ("grading.commands.mistakes", "list the failed answers no known mistake explains, grouped by what their counterexamples show (--group ID: one group's smallest counterexample and students' code)"),
     "overrule": ("grading.commands.overrule", "overrule (or --undo) a finding of the rule on ready-made libraries for one student's graded function"),
     "status": ("grading.commands.status", "per assignment: submissions graded, pending, needing attention, awaiting manual grading"),
     "serve": ("grading.commands.serve", "the practice service: students check a notebook against the hidden tests and the diagnosis (not counted)"),

@@ -62,6 +62,7 @@ SHARED_HELPERS = {
 }
 MODULE_GROUPS = {
     "tests/mutation/test_mutation_suite.py": "course_class",
+    "tests/mutation/test_unmatched_groups.py": "course_class",
     "tests/notebooks/test_autograde_roundtrip.py": "notebooks_course",
     "tests/notebooks/test_release.py": "notebooks_course",
     **{f"tests/grading/{name}.py": "graded_class" for name in (

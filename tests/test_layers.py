@@ -50,7 +50,8 @@ LAYERS_OF = {"grading": LAYERS, "nbcore": NBCORE_LAYERS, "nbkit": NBKIT_LAYERS}
 # Run inside the student's kernel or the judge's sandbox: stdlib, NumPy and each other only.
 RUNTIME = {"grading.execution.plain", "grading.execution.frames", "grading.execution.kernel_runtime",
            "grading.execution.judge_runtime", "grading.execution.judge_server", "grading.execution.process", "grading.execution.diagnosis_runtime",
-           "grading.execution.evidence", "grading.execution.evidence.counterexample"}
+           "grading.execution.evidence", "grading.execution.evidence.counterexample",
+           "grading.execution.evidence.behaviour"}
 MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 15  # every package's folders: folders say what belongs together
 

@@ -242,6 +242,7 @@ class Diagnoser:
         self.caller = caller
         self._built = None
         self._probes = {}
+        self.example = None
 
     def _functions(self):
         if self._built is None:
@@ -288,6 +289,7 @@ class Diagnoser:
         import warnings
 
         found, shown = [], ""
+        self.example = None  # the counterexample's record (behaviour.record), for the cell's metadata
         if not self.recorder.calls:
             return found, shown
         self.recorder.paused = True
@@ -308,6 +310,7 @@ class Diagnoser:
                     if not shown and self.caller is not None and self.recorder.catalogue.get("counterexamples", True):
                         example = self._counterexample(function, reference, calls)
                         shown = example["words"] if example and counterexample else ""
+                        self.example = self.example or (example or {}).get("record")
                     names = self._matching(reference, mistakes, calls, deadline)
                     if names and function in self._probes:
                         names = self._confirmed(function, names, mistakes, deadline)
@@ -333,6 +336,7 @@ class Diagnoser:
         import sys
         import zlib
 
+        from grading.execution.evidence import behaviour
         from grading.execution.evidence import counterexample as shrinking
 
         deadline = time.monotonic() + COUNTEREXAMPLE_SECONDS
@@ -352,18 +356,21 @@ class Diagnoser:
                 return _replay(reference, ((args, kwargs), None), deadline + 1)
 
             search = shrinking.Shrinker(run_reference, student, _visibly_agree, deadline=deadline, rng=rng)
-            small_args, small_kwargs, small_yours, small_expected = search.shrink(args, kwargs, yours, expected)
+            small = search.shrink(args, kwargs, yours, expected)
             evidence = [(((a, k), None), outcome) for a, k, outcome in search.tried]
-            values, original = shrinking.count((small_args, small_kwargs)), shrinking.count((args, kwargs))
-            if not search.steps or values > original or values > shrinking.MAX_SHOWN_VALUES \
-                    or not shrinking.is_simple((small_args, small_kwargs)):
-                return {"words": "", "evidence": evidence}  # never the test's input, nor another reference's output
+            values, original = shrinking.count(small[:2]), shrinking.count((args, kwargs))
             try:
                 names = list(inspect.signature(reference).parameters)
             except (TypeError, ValueError):
                 names = []
-            words = shrinking.wording(function, names, small_args, small_kwargs, small_yours, small_expected, original)
-            return {"words": words, "evidence": evidence}
+            words = ""  # never the test's input, nor another reference's output:
+            if search.steps and values <= min(original, shrinking.MAX_SHOWN_VALUES) and shrinking.is_simple(small[:2]):
+                words = shrinking.wording(function, names, *small, original)
+            try:  # for the report's groups of failures no known mistake explains (the instructor's only)
+                kept = behaviour.record(function, names, small, (args, kwargs, yours, expected), bool(words))
+            except Exception:
+                kept = None
+            return {"words": words, "evidence": evidence, "record": kept}
         return None
 
     @staticmethod

@@ -382,6 +382,8 @@ def run_cell(namespace, source: str, name: str, diagnoser=None) -> dict:
             verdict["evalue"] = f"{evalue[:16_000]}\n\n{example[:4_000]}"
         if found:
             verdict["diagnosis"] = found
+        if getattr(diagnoser, "example", None):
+            verdict["counterexample"] = diagnoser.example
     return verdict
 
 

@@ -45,6 +45,7 @@ from grading.core.text import clean_text
 from grading.execution.bridge import install_interrupt_guard
 from grading.execution.channels import bounded_client_class, max_message_bytes, watch_channels
 from grading.execution.diagnosis_runtime import wording
+from grading.execution.evidence.behaviour import cell_metadata
 from grading.execution.frames import CallbackStuck, JudgeProtocolError
 from grading.execution.judge_client import CallFailed, JudgeProcess, KernelBridge
 from grading.execution.limits import Limits
@@ -329,10 +330,9 @@ class GradingExecutor(Execute):
         if not verdict.get("passed"):
             ename, evalue = clean_text(str(verdict.get("ename") or "Error")), clean_text(str(verdict.get("evalue", "")))
             found = verdict.get("diagnosis") if isinstance(verdict.get("diagnosis"), list) else []
-            if found:  # words for the student and the ids for the report; the verdict stays a failure
+            cell.metadata.update(cell_metadata(verdict))  # the mistakes named and the counterexample, for the report
+            if found:  # words for the student; the verdict stays a failure
                 evalue = f"{evalue}\n\n{clean_text(wording(found))}"
-                cell.metadata["nbg_diagnosis"] = [f"{item['function']}/{m['id']}" for item in found
-                                                  for m in item["mistakes"]]
             outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]))
         cell.outputs = outputs
         if self.bridge.broken and not self._kernel_alive():

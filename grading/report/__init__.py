@@ -9,7 +9,8 @@ them (:mod:`grading.autograde`); the score table (student x assignment); each la
 the graded functions given 0 points, a count per function, the instructor's overrules); the score distribution per assignment;
 the pass rate per test cell (which questions the class struggled with); the
 class's mistakes per graded function (:mod:`grading.report.mistakes`, also written to
-``exports/mistakes.csv``); learning from practice (:mod:`grading.report.practice`: what the
+``exports/mistakes.csv``), and the failures no known mistake explains grouped by their
+counterexamples (:mod:`grading.report.unmatched`, ``nbg mistakes``); learning from practice (:mod:`grading.report.practice`: what the
 attempts at ``nbg serve`` say, also ``exports/practice_*.csv``); the item analysis of the test cells (:mod:`grading.report.items`); the
 grading time per submission. Plots are matplotlib (Agg) PNGs embedded as
 base64, so the file can be mailed or uploaded as is.
@@ -43,6 +44,7 @@ from grading.report.practice import practice_section
 from grading.report.similarity import DEFAULT_THRESHOLD, similar_pairs
 from grading.report.timing import COLUMNS as SLOW_COLUMNS
 from grading.report.timing import slow_rows
+from grading.report.unmatched import unmatched_groups
 
 RECORD_COLUMNS = ("student", "assignment", "notebook", "status", "reason")
 LATE_COLUMNS = ("student", "assignment", "submitted (UTC)", "due (UTC)", "late by", "score before", "penalty", "score")
@@ -185,6 +187,7 @@ def write_report(course, out_path, similarity_threshold=None) -> Path:
         library=library_section(course),
         pass_rates=[(a, g, f"{100 * r:.0f}%", n) for a, g, r, n in rates],
         mistakes=mistakes,
+        unmatched=unmatched_groups(course, grades) if mistakes else [],
         practice=practice_section(course),
         flag_below=FLAG_BELOW,
         items=[{"assignment": a.assignment, "students": a.students, "alpha": _figure(a.alpha),

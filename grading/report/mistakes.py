@@ -20,12 +20,12 @@ CSV_COLUMNS = ("assignment", "function", "students_failed", "failures_diagnosed"
 NOT_RUN = ("NotImplementedError", "NotExecuted", "KernelDied")
 
 
-def _read(course, student, assignment) -> tuple:
-    """The mistakes named in the student's autograded notebooks, and each test cell's first error
-    (``grade_id -> (ename, evalue)``)."""
+def read_cells(course, student, assignment) -> tuple:
+    """The mistakes named in the student's autograded notebooks, each test cell's first error
+    (``grade_id -> (ename, evalue)``), and each failed cell's metadata (``grade_id -> metadata``)."""
     import nbformat
 
-    found, errors = set(), {}
+    found, errors, metadata = set(), {}, {}
     for path in sorted(course.autograded_dir(student, assignment).glob("*.ipynb")):
         try:
             notebook = nbformat.read(str(path), as_version=4)
@@ -37,10 +37,11 @@ def _read(course, student, assignment) -> tuple:
             error = next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
             if grade_id and error is not None:
                 errors[grade_id] = (str(error.get("ename", "")), str(error.get("evalue", "")))
-    return found, errors
+                metadata[grade_id] = dict(cell.get("metadata", {}))
+    return found, errors, metadata
 
 
-def _never_ran(function, cells, errors) -> bool:
+def never_ran(function, cells, errors) -> bool:
     """Every failed test cell of the function failed because the function never ran."""
     for grade_id in cells:
         ename, evalue = errors.get(grade_id, ("", ""))
@@ -75,9 +76,9 @@ def class_mistakes(course, grades) -> list:
             counts, with_diagnosis, failed, not_attempted = {}, 0, 0, 0
             for student, cells in failing.items():
                 if student not in read:
-                    read[student] = _read(course, student, assignment)
-                diagnosed, errors = read[student]
-                if _never_ran(function, cells, errors):
+                    read[student] = read_cells(course, student, assignment)
+                diagnosed, errors, _ = read[student]
+                if never_ran(function, cells, errors):
                     not_attempted += 1
                     continue
                 failed += 1

@@ -31,8 +31,10 @@ COMMANDS = {
     "export": [],
     "report": [],
     "status": [],
+    "mistakes": [],
 }
-WITH_ASSIGNMENT = {"release": ["{a}"], "collect": ["{a}", "{zip}"], "autograde": ["{a}"], "feedback": ["{a}"]}
+WITH_ASSIGNMENT = {"release": ["{a}"], "collect": ["{a}", "{zip}"], "autograde": ["{a}"], "feedback": ["{a}"],
+                   "mistakes": ["--assignment", "{a}"]}
 WITH_STUDENT = {"autograde": [NB, "--student", "{s}"], "feedback": [NB, "--student", "{s}"]}
 
 
@@ -117,3 +119,15 @@ def test_output_closed_early_is_one_line(course):
         os.close(write_end)
     assert result.stderr == "nbg status: output closed early (broken pipe); stopped\n"
     assert result.returncode == 141
+
+
+def test_nbg_mistakes_without_a_catalogue_has_no_group_and_exit_0(capsys, course):
+    """No catalogue (course/mistakes/), nothing graded: no failure to group (the groups themselves:
+    tests/mutation/test_unmatched_groups.py, on the session's graded class of the real course)."""
+    code, out, err = _run(["--course", str(course.root), "mistakes"], capsys)
+    assert (code, err) == (0, "") and out.startswith("every failure of a catalogued function is a known mistake")
+    code, out, err = _run(["--course", str(course.root), "mistakes", "--group", "abc123"], capsys)
+    assert code == 2 and err == ("nbg mistakes: error: no group 'abc123': the groups are none (every failure is "
+                                 "a known mistake) (`nbg mistakes` lists them)\n")
+    code, out, err = _run(["--course", str(course.root), "mistakes", "--sample", "-1"], capsys)
+    assert code == 2 and err == "nbg mistakes: error: --sample must be 0 or more, not -1\n"

@@ -253,6 +253,7 @@ class CourseClass:
     diagnoses: dict  # (student, assignment) -> {test cell: [function/mistake, ...]}
     failed: dict  # (student, assignment) -> grade ids of the cells with an error output
     messages: dict  # (student, assignment) -> {grade id: the error's evalue} of the cells that failed
+    counterexamples: dict  # (student, assignment) -> {grade id: the cell's nbg_counterexample metadata}
 
 
 def grade_course_class(folder: Path) -> CourseClass:
@@ -288,7 +289,7 @@ def grade_course_class(folder: Path) -> CourseClass:
                 notebook = gradebook.find_submission(assignment, student).notebooks[0]
                 scores[(student, assignment)] = {
                     g.name: (g.auto_score, g.max_score) for g in notebook.grades if g.cell_type == "code"}
-    diagnoses, failed, messages = {}, {}, {}
+    diagnoses, failed, messages, counterexamples = {}, {}, {}, {}
     for assignment, students in plans.items():
         for student in [*students, *HONEST]:
             graded_nb = nbformat.read(course.autograded_dir(student, assignment) / f"{assignment}.ipynb", as_version=4)
@@ -301,4 +302,7 @@ def grade_course_class(folder: Path) -> CourseClass:
             messages[(student, assignment)] = {
                 cell.metadata.get("nbgrader", {}).get("grade_id"): output.get("evalue", "")
                 for cell in graded_nb.cells for output in cell.get("outputs", []) if output.get("output_type") == "error"}
-    return CourseClass(course, summary, plans, scores, statuses, diagnoses, failed, messages)
+            counterexamples[(student, assignment)] = {
+                cell.metadata.get("nbgrader", {}).get("grade_id"): dict(cell.metadata["nbg_counterexample"])
+                for cell in graded_nb.cells if cell.metadata.get("nbg_counterexample")}
+    return CourseClass(course, summary, plans, scores, statuses, diagnoses, failed, messages, counterexamples)

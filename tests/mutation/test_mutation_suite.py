@@ -244,7 +244,7 @@ def test_failed_hidden_cells_show_a_counterexample_the_mutant_really_gets_wrong(
     from tests.grading.test_counterexamples import SIZES, differ, replayed
     from tests.grading.test_diagnosis_coincidences import _build, _given_setup
 
-    shown, cells, mutants, covered, values, misses = 0, 0, set(), set(), [], []
+    shown, cells, mutants, covered, values, misses, sizes = 0, 0, set(), set(), [], [], []
     for assignment, students in course_class.plans.items():
         source = nbformat.read(COURSE / "source" / assignment / f"{assignment}.ipynb", as_version=4)
         hidden = {c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells
@@ -278,10 +278,21 @@ def test_failed_hidden_cells_show_a_counterexample_the_mutant_really_gets_wrong(
                 mutant = _build(replaced[owner], owner, {**base, **references})
                 mine, right = replayed(message, owner, {**base, **references}, mutant, references[owner])
                 assert differ(*mine, *right), (assignment, owner, wrong[owner], grade_id, message)
+                record = course_class.counterexamples[(student, assignment)].get(grade_id)
+                assert record and record["shown"] and record["call"] in message, (assignment, owner, grade_id)
+                if record["original_size"]:  # array inputs: rows x features of the largest array argument
+                    small, original = (record["size"][0] * record["size"][1],
+                                       record["original_size"][0] * record["original_size"][1])
+                    assert small <= original, (assignment, owner, grade_id, record)
+                    sizes.append((small, original))
     values.sort(key=lambda pair: pair[0] / pair[1])
     print(f"\ncounterexamples: {shown} of {cells} failed hidden cells, {len(covered)} of {len(mutants)} mutants; "
           f"median {values[len(values) // 2][0]} values shown against {sorted(v[1] for v in values)[len(values) // 2]} "
           f"in the test's input; strictly smaller: {sum(1 for s, o in values if s < o)}")
+    median = (sorted(s for s, _ in sizes)[len(sizes) // 2], sorted(o for _, o in sizes)[len(sizes) // 2])
+    print(f"counterexamples with array inputs: {len(sizes)}; median rows x features {median[0]} against "
+          f"{median[1]} in the test's input; strictly smaller: {sum(1 for s, o in sizes if s < o)}")
     for miss in misses:
         print("  none:", miss)
     assert len(covered) >= 0.95 * len(mutants), (len(covered), len(mutants))
+    assert sizes and median[0] < median[1], median

@@ -210,6 +210,20 @@ def _raised(outcome) -> bool:
     return isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value[0] == "raised"
 
 
+def _key(value):
+    """A hashable key of an input (arrays by dtype, shape and bytes): the same input is tried once."""
+    np = _np()
+    if isinstance(value, np.ndarray):
+        return ("a", value.dtype.str, value.shape, value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()))
+    if _is_sparse(value):
+        return ("s", value.format, _key(value.toarray()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *(_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("d", *((repr(k), _key(v)) for k, v in value.items()))
+    return (type(value).__name__, repr(value))
+
+
 class Shrinker:
     """Shrinks one failing call.
 
@@ -229,6 +243,7 @@ class Shrinker:
         """The smallest call found on which the student disagrees as on ``args``, ``kwargs``:
         ``(args, kwargs, yours, expected)``, the given call when nothing smaller was found."""
         self.best = (list(args), dict(kwargs), yours, expected)
+        self._seen = {_key((self.best[0], self.best[1]))}
         self._student_raised = _raised(yours)
         self._nan_allowed = _nan_count(expected)
         if _has_callable((args, kwargs)):  # a test's function passed in: calling it again is the test's business
@@ -248,6 +263,10 @@ class Shrinker:
     def _try(self, args, kwargs) -> bool:
         if self.calls >= self.max_calls or time.monotonic() > self.deadline:
             raise _Stop
+        key = _key((args, kwargs))
+        if key in self._seen:  # tried already (two steps can give one input): its answer is known
+            return False
+        self._seen.add(key)
         expected = self.reference(args, kwargs)
         if _raised(expected) or _nan_count(expected) > self._nan_allowed:
             return False  # not an input the function promises to handle
@@ -274,6 +293,19 @@ class Shrinker:
     def _simplify_values(self) -> bool:
         changed = False
         slots = [(i, None) for i in range(len(self.best[0]))] + [(None, k) for k in self.best[1]]
+        # The biggest cut first: every argument's simplest step at once, one call of the student's
+        # function where one per argument would be needed (each argument's own steps follow if refused).
+        args, kwargs = self.best[:2]
+        firsts = {slot: steps[0] for slot in slots
+                  if (steps := value_steps(args[slot[0]] if slot[1] is None else kwargs[slot[1]], self.rng))}
+        if len(firsts) > 1:
+            new_args, new_kwargs = list(args), dict(kwargs)
+            for (index, key), step in firsts.items():
+                if key is None:
+                    new_args[index] = step
+                else:
+                    new_kwargs[key] = step
+            changed = self._try(new_args, new_kwargs)
         for index, key in slots:
             args, kwargs = self.best[:2]
             current = args[index] if key is None else kwargs[key]
