@@ -4,15 +4,15 @@ The expected scores below are derived by hand from the test cells each
 student's mistake must fail and their points in the source notebooks (not
 computed by the pipeline). Points of the auto-graded test cells:
 
-01_bayes_mle_map (25 auto points; the two written answers, 2 + 2, are graded
+01_bayes_mle_map (20 auto points; the two written answers, 2 + 2, are graded
 by hand and count 0 here). Visible tests give no points (issue 21); each
 function's hidden tests are split into core / edges / inputs cells:
-1.25 / 0.5 / 0.25 (2 in all) for posterior, bernoulli_mle,
+1 / 0.25 / 0.25 (1.5 in all) for posterior, bernoulli_mle,
 beta_posterior_mean, m_estimate, categorical_mle, dirichlet_posterior_mean and
-dirichlet_map; 1.25 / - / 0.75 (2) for map_hypothesis, ml_hypothesis,
-beta_posterior and beta_map; 1.75 / 0.75 / 0.5 (3) for beta_credible_interval.
+dirichlet_map; 1.25 / - / 0.25 (1.5) for map_hypothesis, ml_hypothesis,
+beta_posterior and beta_map; 2.25 / 0.75 / 0.5 (3.5) for beta_credible_interval.
 In notebook order: posterior, map_hypothesis, ml_hypothesis, bernoulli_mle,
-beta_posterior, beta_map, beta_posterior_mean (14 so far), m_estimate,
+beta_posterior, beta_map, beta_posterior_mean (10.5 so far), m_estimate,
 beta_credible_interval, categorical_mle, dirichlet_posterior_mean, dirichlet_map.
 03_multinomial_nb (24 auto points; written answers 3 + 2 by hand; its
 class_log_prior and log_normalize are given, not graded), core / edges / inputs:
@@ -53,38 +53,38 @@ BAYES, MULTINOMIAL = DEMO_ASSIGNMENTS
 
 EXPECTED_SCORES = {
     # student: (01_bayes_mle_map, 03_multinomial_nb), after the late penalty
-    "perfect": (25, 24),  # every test passes (its earlier blank attempt is ignored)
+    "perfect": (20, 24),  # every test passes (its earlier blank attempt is ignored)
     "blank": (0, 0),  # the release unchanged: every test fails
-    # posterior() without the prior: posterior's 3 hidden cells, 2 lost;
+    # posterior() without the prior: posterior's 3 hidden cells, 1.5 lost;
     # multinomial_jll() without the log prior: its 3 hidden cells, 6 lost
-    "forgot-prior": (25 - 2, 24 - 6),
-    # dirichlet_posterior_mean() with N + 2 alpha: its 3 hidden cells, 2 lost
+    "forgot-prior": (20 - 1.5, 24 - 6),
+    # dirichlet_posterior_mean() with N + 2 alpha: its 3 hidden cells, 1.5 lost
     # (K != 2 there); multinomial_feature_log_prob() with N_c + 2: 7 lost
-    "denominator-2": (25 - 2, 24 - 7),
-    # posterior() returns the scores: its 3 hidden cells, 2 lost
-    "unnormalised": (25 - 2, 24),
+    "denominator-2": (20 - 1.5, 24 - 7),
+    # posterior() returns the scores: its 3 hidden cells, 1.5 lost
+    "unnormalised": (20 - 1.5, 24),
     # multinomial_jll() in probability space: the core cell's short documents
     # pass, the edges cell's 2000-word documents underflow: its 1.5 lost
-    "underflow": (25, 24 - 1.5),
-    # the kernel dies in m_estimate's cell: the 14 points before it are kept,
-    # the 11 after it are lost
-    "kernel-dies": (14, 24),
+    "underflow": (20, 24 - 1.5),
+    # the kernel dies in m_estimate's cell: the 10.5 points before it are kept,
+    # the 9.5 after it are lost
+    "kernel-dies": (10.5, 24),
     # confusion_matrix's cell loops until the timeout: its tests' 3 lost,
     # the rest of the notebook runs on
-    "infinite-loop": (25, 24 - 3),
+    "infinite-loop": (20, 24 - 3),
     # bernoulli_mle() divides by n + 1 and the visible test was replaced by
-    # `pass`: nbgrader restores the test; the hidden cells' 2 lost (no gain from the edit)
-    "edits-test": (25 - 2, 24),
+    # `pass`: nbgrader restores the test; the hidden cells' 1.5 lost (no gain from the edit)
+    "edits-test": (20 - 1.5, 24),
     # 01 submitted 2026-01-17 09:30, due 2026-01-15 23:59: 1 d 9 h 31 min late,
-    # 2 started days. The course's policy takes 10% of the 29 points possible
-    # (25 auto + 4 written) per day: 2 x 2.9 = 5.8, above the 50% floor
-    # (14.5): 25 - 5.8 = 19.2. 03 on time.
-    "late": (19.2, 24),
+    # 2 started days. The course's policy takes 10% of the 24 points possible
+    # (20 auto + 4 written) per day: 2 x 2.4 = 4.8, above the 50% floor
+    # (12): 20 - 4.8 = 15.2. 03 on time.
+    "late": (15.2, 24),
     # 01 as late as "late", but extensions.csv moves its due date to 2026-01-18 23:59
-    "extended": (25, 24),
+    "extended": (20, 24),
     # their own (right) confusion_matrix(): every test passes
-    "copier-a": (25, 24),
-    "copier-b": (25, 24),
+    "copier-a": (20, 24),
+    "copier-b": (20, 24),
 }
 
 
@@ -203,8 +203,8 @@ def test_exports_and_report(demo):
     assert "kernel-dies" in page and "infinite-loop" in page
     table = format_score_table(demo)
     rows = {line.split()[0]: line.split() for line in table.splitlines()[2:]}
-    assert rows["perfect"][:4] == ["perfect", "25", "24", "49"]
-    assert rows["late"][:4] == ["late", "19.2", "24", "43.2"]
+    assert rows["perfect"][:4] == ["perfect", "20", "24", "44"]
+    assert rows["late"][:4] == ["late", "15.2", "24", "39.2"]
 
 
 @pytest.mark.slow
@@ -213,7 +213,7 @@ def test_report_explains_late_penalties_and_lists_the_copiers(demo):
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
     late = text.split("Late submissions")[1].split("Similar answers")[0]
     assert ("late 01_bayes_mle_map 2026-01-17 09:30 2026-01-15 23:59 1 d 9 h 31 min "
-            "25 / 29 -5.8 19.2") in late
+            "20 / 24 -4.8 15.2") in late
     assert "extended 01_bayes_mle_map 2026-01-17 09:30 2026-01-18 23:59 (extension) on time" in late
     similar = text.split("Similar answers")[1]
     # only the pair that shares code of its own; everyone with the instructor's
