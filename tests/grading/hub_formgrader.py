@@ -100,15 +100,30 @@ def open_submission(wait, submission_id):
 
 def give_points(browser, points, comment):
     """Type the points and the comment into the written answer's fields and leave each with Tab."""
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    score = browser.find_element(By.ID, WRITTEN_ID)
-    score.click()
-    score.send_keys(f"{points:g}", Keys.TAB)
-    box = browser.find_element(By.ID, f"{WRITTEN_ID}-comment")
-    box.click()
-    box.send_keys(comment, Keys.TAB)
+    _field(browser, WRITTEN_ID).send_keys(f"{points:g}", Keys.TAB)
+    _field(browser, f"{WRITTEN_ID}-comment").send_keys(comment, Keys.TAB)
+
+
+def _field(browser, element_id):
+    """The field, clicked as a person would: scrolled to the middle of the window first, and clicked
+    again a moment later while something drawn over it for a while (the page's saving notice, the
+    header) takes the click (a fresh-clone run: a <div> took the comment box's click)."""
+    from selenium.common.exceptions import ElementClickInterceptedException
+    from selenium.webdriver.common.by import By
+
+    element = browser.find_element(By.ID, element_id)
+    deadline = time.monotonic() + 10
+    while True:
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        try:
+            element.click()
+            return element
+        except ElementClickInterceptedException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def page_state(browser) -> tuple:
