@@ -10,6 +10,7 @@ notebooks in CI (they use :func:`nbkit.datasets.make_spam_corpus`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import tempfile
@@ -74,6 +75,25 @@ def get_data_home(data_home=None) -> Path:
     if data_home is None:
         data_home = os.environ.get("NBCORE_DATA") or Path("~/.cache/nbcore").expanduser()
     return Path(data_home).expanduser()
+
+
+def read_shipped_gzip(path: Path, sha256: str) -> bytes:
+    """The uncompressed bytes of a data file shipped in the kit, checked against its SHA-256.
+
+    Raises DatasetUnavailableError when the file is missing and ChecksumMismatchError when it is
+    not gzip, cut short, or not the shipped data; each says to reinstall the kit.
+    """
+    try:
+        data = gzip.decompress(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise DatasetUnavailableError(f"{path} is missing: reinstall the course kit (nbkit)") from None
+    except (OSError, EOFError) as error:  # not gzip, or cut short
+        raise ChecksumMismatchError(f"{path} is damaged ({error}): reinstall the course kit (nbkit)") from None
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ChecksumMismatchError(f"{path} has SHA-256 {actual}, expected {sha256}: the data was "
+                                    "changed or damaged; reinstall the course kit (nbkit)")
+    return data
 
 
 def _sha256(path: Path) -> str:

@@ -13,15 +13,13 @@ tarball; :func:`load_spamassassin` checks the data's SHA-256 before reading it.
 from __future__ import annotations
 
 import csv
-import gzip
-import hashlib
 import io
 from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
 
-from nbkit.datasets.corpus import ChecksumMismatchError, DatasetUnavailableError
+from nbkit.datasets.corpus import ChecksumMismatchError, read_shipped_gzip
 
 __all__ = ["SPAMASSASSIN_SHA256", "load_spamassassin"]
 
@@ -71,16 +69,7 @@ def load_spamassassin(path=None) -> Bunch:
     'Re: New Sequences Window'
     """
     path = SPAMASSASSIN_FILE if path is None else Path(path)
-    try:
-        data = gzip.decompress(path.read_bytes())
-    except FileNotFoundError:
-        raise DatasetUnavailableError(f"{path} is missing: reinstall the course kit (nbkit)") from None
-    except (OSError, EOFError) as error:  # not gzip, or cut short
-        raise ChecksumMismatchError(f"{path} is damaged ({error}): reinstall the course kit (nbkit)") from None
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != SPAMASSASSIN_SHA256:
-        raise ChecksumMismatchError(f"{path} has SHA-256 {actual}, expected {SPAMASSASSIN_SHA256}: the data "
-                                    "was changed or damaged; reinstall the course kit (nbkit)")
+    data = read_shipped_gzip(path, SPAMASSASSIN_SHA256)
     reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
     header = next(reader)
     rows = list(reader)

@@ -13,14 +13,12 @@ the data, ``spambase_LICENSE.txt`` its attribution, licence and origin;
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import io
 from pathlib import Path
 
 import numpy as np
 
-from nbkit.datasets.corpus import ChecksumMismatchError, DatasetUnavailableError
+from nbkit.datasets.corpus import ChecksumMismatchError, read_shipped_gzip
 
 __all__ = ["SPAMBASE_SHA256", "load_spambase"]
 
@@ -74,16 +72,7 @@ def load_spambase(path=None):
     >>> binary = (X[:, :48] > 0).astype(np.int64)  # does the word occur at all?
     """
     path = SPAMBASE_FILE if path is None else Path(path)
-    try:
-        data = gzip.decompress(path.read_bytes())
-    except FileNotFoundError:
-        raise DatasetUnavailableError(f"{path} is missing: reinstall the course kit (nbkit)") from None
-    except (OSError, EOFError) as error:  # not gzip, or cut short
-        raise ChecksumMismatchError(f"{path} is damaged ({error}): reinstall the course kit (nbkit)") from None
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != SPAMBASE_SHA256:
-        raise ChecksumMismatchError(f"{path} has SHA-256 {actual}, expected {SPAMBASE_SHA256}: the data was "
-                                    "changed or damaged; reinstall the course kit (nbkit)")
+    data = read_shipped_gzip(path, SPAMBASE_SHA256)
     text = data.decode("ascii")
     header, _, body = text.partition("\n")
     names = header.split(",")
