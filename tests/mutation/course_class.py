@@ -178,8 +178,9 @@ def submission(source_notebook, replacements: dict):
 
     Given code cells are cut to what the graded cells need (:func:`_given_definitions`) to
     keep CI's time: tests are self-contained and answers need only the given imports,
-    definitions and the values they use, which are kept; a cell left empty is dropped. A
-    student may delete such cells; the grader does not restore or penalise them. The
+    definitions and the values they use, which are kept; a cell left empty is dropped. A cut
+    cell loses its nbgrader metadata, as if the student had deleted the locked cell and typed
+    what was kept into a cell of their own: the grader does not restore or penalise either. The
     ``solution`` student of :func:`grade_course_class` runs the source notebook whole.
     """
     notebook = nbformat.from_dict(source_notebook)
@@ -193,6 +194,10 @@ def submission(source_notebook, replacements: dict):
     given = [cell for cell, flag in zip(code, is_given) if flag]
     graded = [cell.source for cell, flag in zip(code, is_given) if not flag]
     for cell, source in zip(given, _given_definitions([cell.source for cell in given], graded)):
+        if source != cell.source:
+            # nbgrader restores a locked cell's source from the gradebook by its grade_id (and
+            # re-adds only missing grade and task cells): a cut cell is the student's own.
+            cell.metadata.pop("nbgrader", None)
         cell.source = source
     notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "code" or cell.source.strip()]
     return notebook
