@@ -1,17 +1,14 @@
-"""Spambase ships in the kit: the data is checked, the loader is honest about a damaged copy."""
+"""Spambase ships in the kit: what the file holds (a damaged copy, the network and the wheel: test_shipped_datasets.py)."""
 
 from __future__ import annotations
 
-import ast
 import gzip
 import hashlib
-import zipfile
 
 import numpy as np
 import pytest
 
 from nbkit.datasets import load_spambase
-from nbkit.datasets.corpus import ChecksumMismatchError, DatasetUnavailableError
 from nbkit.datasets.spambase import SPAMBASE_FILE, SPAMBASE_SHA256
 
 LICENSE = SPAMBASE_FILE.with_name("spambase_LICENSE.txt")
@@ -73,49 +70,3 @@ def test_gaussian_and_binarized_bernoulli_naive_bayes_learn_it(spambase):
     assert 0.75 < gaussian < 0.9 and 0.85 < bernoulli < 0.95 and majority < 0.61, (gaussian, bernoulli)
 
 
-def _write_gz(path, data: bytes):
-    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
-        f.write(data)
-    return path
-
-
-def test_a_changed_value_is_refused(tmp_path):
-    data = gzip.decompress(SPAMBASE_FILE.read_bytes())
-    changed = data.replace(b"\n0,0.64,0.64,", b"\n0,0.65,0.64,", 1)
-    assert changed != data
-    with pytest.raises(ChecksumMismatchError, match="expected 43cbe9a4.*reinstall the course kit"):
-        load_spambase(_write_gz(tmp_path / "spambase.csv.gz", changed))
-
-
-def test_a_recompressed_copy_is_accepted(tmp_path):
-    data = gzip.decompress(SPAMBASE_FILE.read_bytes())
-    X, y, _ = load_spambase(_write_gz(tmp_path / "spambase.csv.gz", data))
-    assert X.shape == (4601, 57) and int(y.sum()) == 1813
-
-
-def test_a_truncated_or_missing_file_says_what_to_do(tmp_path):
-    cut = tmp_path / "cut.csv.gz"
-    cut.write_bytes(SPAMBASE_FILE.read_bytes()[:5000])
-    with pytest.raises(ChecksumMismatchError, match="is damaged .*reinstall the course kit"):
-        load_spambase(cut)
-    with pytest.raises(DatasetUnavailableError, match="is missing: reinstall the course kit"):
-        load_spambase(tmp_path / "nowhere.csv.gz")
-
-
-def test_the_loader_never_reaches_the_network():
-    tree = ast.parse(SPAMBASE_FILE.with_name("spambase.py").read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.module}
-    assert not imported & {"urllib", "http", "socket", "requests", "ssl"}, imported
-
-
-def test_the_wheel_ships_the_data_and_its_licence(tmp_path):
-    from grading.release.handout import build_kit_wheel
-
-    with zipfile.ZipFile(build_kit_wheel(tmp_path)) as wheel:
-        names = set(wheel.namelist())
-        assert {"nbkit/datasets/spambase.csv.gz", "nbkit/datasets/spambase_LICENSE.txt",
-                "nbkit/datasets/spambase.py"} <= names
-        assert wheel.read("nbkit/datasets/spambase.csv.gz") == SPAMBASE_FILE.read_bytes()
