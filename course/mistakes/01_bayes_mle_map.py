@@ -624,9 +624,9 @@ EXPLANATIONS = {
     },
     "m_estimate": {
         "denominator_n_plus_mp": "Your m-estimate adds m*p to the denominator; the denominator gains the m "
-                                 "virtual samples themselves (Section 3, the m-estimate).",
-        "adds_p_not_mp": "Your m-estimate adds p to the count instead of m*p virtual successes (Section 3).",
-        "ignores_m": "Your m-estimate does not depend on m, the weight of the prior guess (Section 3).",
+                                 "virtual samples themselves (Section 2, the m-estimate).",
+        "adds_p_not_mp": "Your m-estimate adds p to the count instead of m*p virtual successes (Section 2, the m-estimate).",
+        "ignores_m": "Your m-estimate does not depend on m, the weight of the prior guess (Section 2, the m-estimate).",
         "overwrites_input": _INPUT,
     },
     "beta_credible_interval": {
@@ -728,13 +728,13 @@ def bernoulli_mle(k, n):
     heads = k.astype(float)
     return a + heads, b + n - heads''',
             _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
-                                section="Exercise 2.2")),
+                                section="Exercise 2.1")),
     },
     "beta_map": {
         "assumes_arrays": ('''def beta_map(k, n, a, b):
     return (k.astype(float) + a - 1) / (n + a + b - 2)''',
             _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
-                                section="Exercise 2.2")),
+                                section="Exercise 2.1")),
     },
     "beta_posterior_mean": {
         "no_tosses_gives_one_half": ('''import numpy as np
@@ -749,7 +749,7 @@ def beta_posterior_mean(k, n, a, b):
         "assumes_arrays": ('''def beta_posterior_mean(k, n, a, b):
     return (k.astype(float) + a) / (n + a + b)''',
             _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
-                                section="Exercise 2.2")),
+                                section="Exercise 2.1")),
     },
     "m_estimate": {
         "no_trials_gives_0": ('''import numpy as np
@@ -763,7 +763,7 @@ def m_estimate(n_c, n, p, m):
         "assumes_arrays": ('''def m_estimate(n_c, n, p, m):
     return (n_c.astype(float) + m * p) / (n + m)''',
             _ARRAYS_ONLY.format(what="n_c and n are plain Python numbers", promise="plain numbers and arrays",
-                                section="Exercise 2.3")),
+                                section="Exercise 2.2")),
     },
     "beta_credible_interval": {
         "assumes_arrays": ('''from scipy import stats
@@ -774,7 +774,7 @@ def beta_credible_interval(k, n, a, b, level=0.95):
     tail = (1 - level) / 2
     return stats.beta.ppf(tail, a + k, b + n - k), stats.beta.ppf(1 - tail, a + k, b + n - k)''',
             _ARRAYS_ONLY.format(what="k and n are plain Python numbers", promise="plain numbers and arrays",
-                                section="Exercise 2.4")),
+                                section="Exercise 2.3")),
     },
     "categorical_mle": {
         "assumes_2d": ('''import numpy as np

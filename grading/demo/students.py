@@ -8,14 +8,16 @@ Everything is deterministic (no randomness, no clock), so the expected scores
 in ``tests/grading/test_demo.py`` can be derived by hand from the test cells
 each mistake fails.
 
-Only the names of functions and cells (nbgrader ``grade_id``) of the real
-assignments are relied on, not their solution text, so the notebooks can be
-edited without breaking the demo as long as the graded functions keep their
-names.
+Only the names of graded functions and of the test cells a student edits
+(nbgrader ``grade_id``) of the real assignments are relied on, not their
+solution text or how functions are grouped into solution cells, so the
+notebooks can be edited without breaking the demo as long as the graded
+functions keep their names.
 """
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from dataclasses import dataclass, field
 
@@ -143,7 +145,11 @@ class DemoStudent:
     description : str
         One line for the demo's table.
     code : dict of (str, str) to str
-        (assignment, solution cell grade_id) -> the student's code for that cell.
+        (assignment, graded function) -> the student's code for that function
+        (with any statements the student wrote around it). It replaces the
+        function's definition in the solution cell that defines it; the cell's
+        other functions keep the instructor's solution, and a cell whose every
+        function the student rewrites becomes the student's code alone.
     edited_tests : dict of (str, str) to str
         (assignment, test cell grade_id) -> what the student put in the test cell.
     blank : bool
@@ -268,9 +274,9 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
 
     Raises
     ------
-    ValueError
-        When a cell the student edits is not in the notebook (the assignment
-        was renamed or restructured: update :data:`DEMO_STUDENTS`).
+    NbgError
+        When a function or test cell the student edits is not in the notebook
+        (the assignment was renamed or restructured: update :data:`DEMO_STUDENTS`).
     """
     import nbformat  # here: `nbg demo --help` imports this module for DEMO_STUDENTS
 
@@ -283,22 +289,44 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
         for cell in source_nb.cells
         if cell.metadata.get("nbgrader", {}).get("solution")
     }
-    wanted = {cell_id for (a, cell_id) in (*student.code, *student.edited_tests) if a == assignment}
+    own = {name: textwrap.dedent(code).strip("\n") for (a, name), code in student.code.items() if a == assignment}
+    wanted = set(own) | {cell_id for (a, cell_id) in student.edited_tests if a == assignment}
     found = set()
     for cell in notebook.cells:
         grade_id = _grade_id(cell)
-        if (assignment, grade_id) in student.code:
-            cell.source = textwrap.dedent(student.code[(assignment, grade_id)]).strip("\n")
-            found.add(grade_id)
-        elif (assignment, grade_id) in student.edited_tests:
+        if (assignment, grade_id) in student.edited_tests:
             cell.source = student.edited_tests[(assignment, grade_id)]
             found.add(grade_id)
         elif grade_id in solutions:
-            cell.source = solution_text(solutions[grade_id])
+            text = solution_text(solutions[grade_id])
+            defined = _defined_functions(text) if cell.cell_type == "code" else set()  # not a written answer
+            rewritten = defined & set(own)
+            if not rewritten:
+                cell.source = text
+            elif rewritten == defined:
+                cell.source = "\n\n\n".join(own[name] for name in sorted(rewritten, key=list(own).index))
+            else:
+                cell.source = _replace_functions(text, {name: own[name] for name in rewritten})
+            found |= rewritten
     missing = wanted - found
     if missing:
         raise NbgError(
-            f"demo student {student.student_id!r} edits cells {sorted(missing)} that "
+            f"demo student {student.student_id!r} edits functions or cells {sorted(missing)} that "
             f"{assignment} does not have; update grading/demo/students.py"
         )
     return notebook
+
+
+def _defined_functions(source) -> set:
+    return {node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+
+
+def _replace_functions(source, replacements) -> str:
+    """``source`` with each top-level function named in ``replacements`` replaced by its code."""
+    lines = source.split("\n")
+    nodes = [node for node in ast.parse(source).body
+             if isinstance(node, ast.FunctionDef) and node.name in replacements]
+    for node in sorted(nodes, key=lambda node: node.lineno, reverse=True):
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        lines[start:node.end_lineno] = replacements[node.name].split("\n")
+    return "\n".join(lines)

@@ -261,6 +261,30 @@ def test_a_mistake_replaces_only_its_cell(released_course):
     assert "likelihood / likelihood.sum()" in nbformat.writes(wrong)
 
 
+def test_a_mistake_in_a_cell_of_several_functions_replaces_only_its_function(released_course):
+    """01's coin_estimates cell defines four graded functions; edits-test gets only bernoulli_mle
+    wrong, so the other three keep the instructor's solution, in the same cell."""
+    import ast
+
+    source = nbformat.read(released_course.source_notebooks(BAYES)[0], 4)
+    release = nbformat.read(released_course.release_dir(BAYES) / f"{BAYES}.ipynb", 4)
+    students = {s.student_id: s for s in DEMO_STUDENTS}
+    perfect = student_notebook(students["perfect"], BAYES, source, release)
+    wrong = student_notebook(students["edits-test"], BAYES, source, release)
+    differing = [a.metadata["nbgrader"]["grade_id"] for a, b in zip(perfect.cells, wrong.cells) if a.source != b.source]
+    assert differing == ["coin_estimates", "test_bernoulli_mle_visible"]
+
+    def functions(notebook):
+        cell = next(c for c in notebook.cells if c.metadata["nbgrader"]["grade_id"] == "coin_estimates")
+        return {node.name: ast.get_source_segment(cell.source, node) for node in ast.parse(cell.source).body
+                if isinstance(node, ast.FunctionDef)}
+
+    mine, right = functions(wrong), functions(perfect)
+    assert set(mine) == set(right) == {"bernoulli_mle", "beta_posterior", "beta_map", "beta_posterior_mean"}
+    assert [name for name in right if mine[name] != right[name]] == ["bernoulli_mle"]
+    assert "(np.asarray(n, dtype=float) + 1)" in mine["bernoulli_mle"]
+
+
 def test_a_student_editing_a_missing_cell_is_a_clear_error(released_course):
     source = nbformat.read(released_course.source_notebooks(BAYES)[0], 4)
     release = nbformat.read(released_course.release_dir(BAYES) / f"{BAYES}.ipynb", 4)
