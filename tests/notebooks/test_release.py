@@ -130,13 +130,18 @@ def test_autograded_points_in_range(path):
 
 def _stated_points(nb):
     """What the text says: the introduction's "N by the autograder", each exercise heading's
-    "(N points)" with the functions it names in backticks, and the README row's "A + B"."""
+    "(N points)" with the functions it is about (those it names in backticks, else those the
+    solution cells under it define, up to the next exercise), and the README row's "A + B"."""
     intro = nb.cells[0].source
     auto = re.search(r"\*\*Points\.\*\*(?: \d+:)? (\d+(?:\.\d+)?) by the autograder", intro)
-    headings = [(re.findall(r"`(\w+)[(`]", m.group(1)), float(m.group(2))) for cell in nb.cells
-                if cell.cell_type == "markdown"
-                for m in re.finditer(r"^#+ Exercise [\d.]+: (.*)\((\d+(?:\.\d+)?) points?\)", cell.source, re.M)]
-    return float(auto.group(1)) if auto else None, [(names, n) for names, n in headings if names]
+    headings = []  # [named functions, points, functions defined under it]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for m in re.finditer(r"^#+ Exercise [\d.]+: (.*)\((\d+(?:\.\d+)?) points?\)", cell.source, re.M):
+                headings.append((re.findall(r"`(\w+)[(`]", m.group(1)), float(m.group(2)), []))
+        elif headings and nbgrader_meta(cell).get("solution"):
+            headings[-1][2].extend(re.findall(r"^def (\w+)\(", cell.source, re.M))
+    return float(auto.group(1)) if auto else None, [(named or defined, n) for named, n, defined in headings]
 
 
 @pytest.mark.parametrize("path", notebook_params())
@@ -152,7 +157,8 @@ def test_stated_points_are_the_points_of_the_cells(path):
     stated_auto, headings = _stated_points(nb)
     assert stated_auto == auto, f"{path.name}: the introduction says {stated_auto} by the autograder, cells carry {auto:g}"
     for names, stated in headings:
-        carried = sum(v for grade_id, v in cells.items() for f in names if grade_id.startswith(f"test_{f}_"))
+        assert names, f"{path.name}: an exercise of {stated:g} points names no function and has no solution cell under it"
+        carried = sum(v for grade_id, v in cells.items() for f in names if grade_id.rsplit("_", 1)[0] == f"test_{f}")
         assert carried == stated, f"{path.name}: exercise on {names} says {stated:g} points, its cells carry {carried:g}"
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     row = re.search(rf"^\| `{path.parent.name}` \|.*\| (\d+(?:\.\d+)?) \+ (\d+(?:\.\d+)?)\b", readme, re.M)
