@@ -44,8 +44,8 @@ from grading.demo.students import (
 # functions that run them, so `nbg demo --help` reads DEFAULT_OUT without loading them (grading/cli.py).
 
 DEFAULT_OUT = "demo-output"
-DEMO_CELL_TIMEOUT = 40  # seconds; the slowest legitimate cell, 03's feature selection with a stub
-# mutual_information (its scikit-learn fallback), takes ~12 s on 2 idle cores
+DEMO_CELL_TIMEOUT = 40  # seconds; the slowest legitimate cells, 03's spam filter and feature selection
+# with the underflow student's dense multinomial_jll, take ~4 s of CPU each (~10 s on a loaded machine)
 DUE_DATE = dt.datetime(2026, 1, 15, 23, 59, 0)  # UTC, both assignments
 ON_TIME = dt.datetime(2026, 1, 14, 10, 0, 0)
 FIRST_ATTEMPT = dt.datetime(2026, 1, 12, 8, 30, 0)  # perfect's earlier, blank attempt
