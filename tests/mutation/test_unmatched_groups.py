@@ -130,14 +130,85 @@ def test_nbg_mistakes_lists_the_groups_and_prints_one(course_class, groups, caps
     assert not [g.id for g in groups if g.assignment != assignment and g.id in out]
 
 
-def test_the_report_lists_the_groups(course_class, groups, tmp_path):
-    """On a copy (the report recomputes late penalties and writes exports/ into the course)."""
+@pytest.fixture(scope="module")
+def report(course_class, tmp_path_factory):
+    """The class's report, written from a copy (the report recomputes late penalties and writes
+    exports/ into the course)."""
     from grading.core.course import Course
     from grading.report import write_report
 
-    copy = tmp_path / "course"
-    shutil.copytree(course_class.course.root, copy)
-    page = write_report(Course(copy), tmp_path / "report.html").read_text()
+    folder = tmp_path_factory.mktemp("report")
+    shutil.copytree(course_class.course.root, folder / "course")
+    return write_report(Course(folder / "course"), folder / "report.html")
+
+
+def test_the_report_lists_the_groups(groups, report):
+    page = report.read_text()
     assert "Failures no known mistake explains" in page
     for group in groups:
         assert f'<td class="mistake">{group.id}</td>' in page
+
+
+WIDTH = 1366  # a laptop's width
+# Each cell of the table: its text's line boxes (left, right, top), its own box, its scroll and
+# client widths, and the width its text would take on one line (a copy drawn with no wrapping).
+CELLS = """
+const cells = [];
+for (const cell of arguments[0].querySelectorAll("td, th")) {
+  const box = cell.getBoundingClientRect(), style = getComputedStyle(cell), range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = Array.from(range.getClientRects()).filter(r => r.width > 0);
+  const probe = document.createElement("span");
+  probe.style.whiteSpace = "nowrap"; probe.style.font = style.font; probe.textContent = cell.textContent;
+  document.body.appendChild(probe);
+  const oneLine = probe.getBoundingClientRect().width;
+  probe.remove();
+  cells.push({text: cell.textContent, className: cell.className, left: box.left, right: box.right,
+              scrollWidth: cell.scrollWidth, clientWidth: cell.clientWidth,
+              content: cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+              lineHeight: parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize),
+              textLeft: Math.min(...lines.map(r => r.left)), textRight: Math.max(...lines.map(r => r.right)),
+              lines: new Set(lines.map(r => Math.round(r.top))).size, oneLine});
+}
+return cells;
+"""
+
+
+def test_the_unmatched_table_reads_at_laptop_width(groups, report, tmp_path):
+    """The report's "Failures no known mistake explains" table in headless Chromium at 1366 px
+    (tests/chromium.py; the report is this class's own, as the test above writes it): a row a group,
+    every cell's text inside its cell (no horizontal scroll in a cell, no line past its edges), the
+    table inside the page's column and the page with no horizontal scroll; the signatures' column
+    is wide enough to read, and a signature longer than a line of it wraps onto a few lines.
+    Screenshot: ``unmatched.png`` in the test's tmp dir."""
+    from selenium.webdriver.common.by import By
+
+    from tests.chromium import headless_chromium
+
+    with headless_chromium(WIDTH, 900, offline=True) as browser:  # offline: the report needs no network
+        browser.get(report.as_uri())
+        assert browser.execute_script("return document.documentElement.clientWidth") <= WIDTH
+        heading = browser.find_element(By.XPATH, "//h3[text()='Failures no known mistake explains']")
+        table = heading.find_element(By.XPATH, "following-sibling::table[1]")
+        browser.execute_script("arguments[0].scrollIntoView()", heading)
+        browser.save_screenshot(str(tmp_path / "unmatched.png"))
+        rows = table.find_elements(By.TAG_NAME, "tr")[1:]
+        assert [row.find_element(By.TAG_NAME, "td").text for row in rows] == [g.id for g in groups]
+        cells = browser.execute_script(CELLS, table)
+        page_fits = browser.execute_script(
+            "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        table_fits = browser.execute_script("return arguments[0].getBoundingClientRect().right <= "
+                                            "arguments[1].getBoundingClientRect().right + 1", table, heading)
+    assert len(cells) == 6 * (len(groups) + 1), len(cells)  # six columns: the header and a row a group
+    for cell in cells:
+        assert cell["scrollWidth"] <= cell["clientWidth"] + 1, cell  # no horizontal scroll inside the cell
+        assert cell["left"] - 1 <= cell["textLeft"] and cell["textRight"] <= cell["right"] + 1, cell
+    assert page_fits and table_fits
+    words = [cell for cell in cells if cell["className"] == "words"]
+    assert [cell["text"] for cell in words] == [g.signature for g in groups]
+    assert min(cell["content"] for cell in words) >= 320, words  # about 40 characters a line, or more
+    long = [cell for cell in words if cell["oneLine"] > cell["content"] + 1]
+    assert long, f"no signature of this class is longer than a line of its column: {[c['text'] for c in words]}"
+    for cell in long:  # wrapped, in about as many lines as its length needs (between words, not a tower)
+        needed = cell["oneLine"] / cell["content"]
+        assert needed <= cell["lines"] <= needed + 2, cell
