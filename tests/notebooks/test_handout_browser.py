@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import http.client
 import time
 import urllib.request
 from pathlib import Path
@@ -64,7 +65,7 @@ def _wait_for_server(url, process, timeout):
             with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
                     return
-        except OSError:
+        except (OSError, http.client.HTTPException):  # not up yet, or another process's socket on the port
             time.sleep(0.5)
     raise TimeoutError(f"JupyterLab did not answer {url} within {timeout} s")
 
@@ -104,7 +105,7 @@ def release_notebook(tmp_path):
 def jupyterlab(release_notebook, tmp_path):
     """JupyterLab of the student environment serving the notebook's folder; yields (url, token)."""
     venv, notebook = release_notebook
-    port, token = _free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     env = clean_env(venv)
     jupyter_home = tmp_path / "jupyter"
     env.update(
@@ -117,19 +118,34 @@ def jupyterlab(release_notebook, tmp_path):
         IPYTHONDIR=str(jupyter_home / "ipython"),
     )
     log = (tmp_path / "jupyterlab.log").open("w")
-    process = subprocess.Popen(
-        [str(student_python(venv)), "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-         f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-         f"--ServerApp.root_dir={notebook.parent}",
-         # No network: no extension catalogue, news or update check.
-         "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         *(["--allow-root"] if os.geteuid() == 0 else [])],  # CI runs as root
-        cwd=notebook.parent, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    # The free port can be taken by another process (a kernel's ZMQ socket of the other test worker)
+    # before JupyterLab binds it; JupyterLab then exits (--port-retries=0) and starts on a new one.
+    for attempt in range(3):
+        port = _free_port()
+        process = subprocess.Popen(
+            [str(student_python(venv)), "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+             f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={notebook.parent}",
+             # No network: no extension catalogue, news or update check.
+             "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+             *(["--allow-root"] if os.geteuid() == 0 else [])],  # CI runs as root
+            cwd=notebook.parent, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_for_server(f"{url}/api/status?token={token}", process, SERVER_START_TIMEOUT)
+            break
+        except RuntimeError:  # exited before answering
+            _stop(process)
+            if attempt == 2:
+                log.close()
+                raise
+        except BaseException:  # did not answer in time, or the test run was stopped
+            _stop(process)
+            log.close()
+            raise
     try:
-        _wait_for_server(f"{url}/api/status?token={token}", process, SERVER_START_TIMEOUT)
         yield url, token, notebook
     finally:
         _stop(process)
