@@ -17,10 +17,10 @@ functions keep their names.
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from dataclasses import dataclass, field
 
+from grading.core.cells import defined_functions, replace_functions
 from grading.core.errors import NbgError
 
 BAYES = "01_bayes_mle_map"
@@ -299,14 +299,14 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
             found.add(grade_id)
         elif grade_id in solutions:
             text = solution_text(solutions[grade_id])
-            defined = _defined_functions(text) if cell.cell_type == "code" else set()  # not a written answer
+            defined = defined_functions(text) if cell.cell_type == "code" else set()  # not a written answer
             rewritten = defined & set(own)
             if not rewritten:
                 cell.source = text
             elif rewritten == defined:
                 cell.source = "\n\n\n".join(own[name] for name in sorted(rewritten, key=list(own).index))
             else:
-                cell.source = _replace_functions(text, {name: own[name] for name in rewritten})
+                cell.source = replace_functions(text, {name: own[name] for name in rewritten})
             found |= rewritten
     missing = wanted - found
     if missing:
@@ -315,18 +315,3 @@ def student_notebook(student: DemoStudent, assignment: str, source_nb, release_n
             f"{assignment} does not have; update grading/demo/students.py"
         )
     return notebook
-
-
-def _defined_functions(source) -> set:
-    return {node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
-
-
-def _replace_functions(source, replacements) -> str:
-    """``source`` with each top-level function named in ``replacements`` replaced by its code."""
-    lines = source.split("\n")
-    nodes = [node for node in ast.parse(source).body
-             if isinstance(node, ast.FunctionDef) and node.name in replacements]
-    for node in sorted(nodes, key=lambda node: node.lineno, reverse=True):
-        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-        lines[start:node.end_lineno] = replacements[node.name].split("\n")
-    return "\n".join(lines)

@@ -33,6 +33,7 @@ from pathlib import Path
 import nbformat
 
 from grading.autograde import AutogradeSummary, autograde
+from grading.core.cells import defined_functions, replace_functions
 from grading.core.course import Course
 from grading.release import build_release
 from tests import honest_times
@@ -61,14 +62,6 @@ def load_cases() -> dict:
     return found
 
 
-def _defined_functions(source: str) -> set:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-
-
 def _solution(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if line.strip() not in MARKERS)
 
@@ -79,7 +72,7 @@ def solution_cells(source_notebook) -> dict:
     for cell in source_notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution"):
-            for name in _defined_functions(_solution(cell.source)):
+            for name in defined_functions(_solution(cell.source)):
                 cells[name] = meta["grade_id"]
     return cells
 
@@ -160,18 +153,6 @@ def _given_definitions(given: list, graded: list) -> list:
     return cut
 
 
-def _replace_functions(solution: str, variants: dict) -> str:
-    """``solution`` with the definition of each function named in ``variants`` replaced by
-    that variant's code (a cell may define several graded functions)."""
-    lines = solution.splitlines()
-    nodes = [node for node in ast.parse(solution).body
-             if isinstance(node, ast.FunctionDef) and node.name in variants]
-    for node in sorted(nodes, key=lambda n: n.lineno, reverse=True):
-        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-        lines[start:node.end_lineno] = variants[node.name].strip("\n").splitlines()
-    return "\n".join(lines)
-
-
 def submission(source_notebook, replacements: dict):
     """The source notebook with solutions unmarked and, in ``{grade_id: {function: source}}``'s
     cells, those functions replaced.
@@ -187,7 +168,7 @@ def submission(source_notebook, replacements: dict):
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution"):
-            cell.source = _replace_functions(_solution(cell.source), replacements.get(meta["grade_id"], {}))
+            cell.source = replace_functions(_solution(cell.source), replacements.get(meta["grade_id"], {}))
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     is_given = [not cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata.get("nbgrader", {}).get("solution")
                 for cell in code]
