@@ -12,10 +12,11 @@ still disagrees with it in the same way (a wrong value stays a wrong value, an e
 exception).
 
 The search is bounded (a deadline, ``max_calls`` calls of the student's function; past either,
-the smallest input found so far). A counterexample is shown only when at least one step was kept
-(never the hidden input itself: fewer values, or as many with simpler ones where the test's input
-is a handful of numbers already) and every float in it is simple (at
-most one decimal: a test that passes another function's reference output, a table of log
+the smallest input found so far), and ends as soon as the input has at most :data:`SMALL_ENOUGH`
+values, all simple (each call is a round trip to the student's kernel). A counterexample is shown
+only when at least one step was kept (never the hidden input itself: fewer values, or as many with
+simpler ones where the test's input is a handful of numbers already) and every float in it is
+simple (at most one decimal: a test that passes another function's reference output, a table of log
 probabilities, shows none of it). Which entries are kept is drawn from a generator seeded with the
 submission's grading seed, so counterexamples differ between students as the hidden inputs do.
 Only trusted code runs here: the reference comes from the catalogue; the student's function is a
@@ -28,6 +29,7 @@ import re
 import time
 
 MAX_STUDENT_CALLS = 12  # per failed cell (each is a round trip to the student's kernel)
+SMALL_ENOUGH = 4  # values, all simple: the search stops there
 MAX_SHOWN_VALUES = 80  # a counterexample with more values than this is not small enough to show
 _SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 
@@ -279,12 +281,16 @@ class Shrinker:
             return False
         self.best = (args, kwargs, yours, expected)
         self.steps += 1
+        if count((args, kwargs)) <= SMALL_ENOUGH and is_simple((args, kwargs)):
+            raise _Stop  # a student can work this by hand: a further step would cost a round trip for little
         return True
 
     def _shrink_axis(self, size) -> bool:
         args, kwargs = self.best[:2]
         for keep_size in (s for s in _SIZES if s < size):
-            for _ in range(2 if keep_size < size - 1 else 1):
+            # Two draws of which entries to keep, but one of a single entry: where one entry is too
+            # few (one class, one hypothesis), another single entry rarely differs.
+            for _ in range(2 if 1 < keep_size < size - 1 else 1):
                 keep = sorted(self.rng.sample(range(size), keep_size))
                 if self._try(take(args, size, keep), take(kwargs, size, keep)):
                     return True
