@@ -12,9 +12,9 @@ score, status and reason, the rest of the class and the gradebook.
   ``gradebook_write``, ``reads_solutions``, ``reads_classmate``, ``network``) are restated here
   with the same submissions: what the sandbox blocked there left no trace the grader itself saw
   (a refused open, a missing network), so the notebook's words are all there is.
-* A notebook far over the honest time: four answer cells that each sleep 4 s (16 s, under the
-  cell timeout each, within the class's 30 s notebook limit, about 10 times the source
-  notebook's time): flagged for review, with its slowest cells and their seconds.
+* A notebook far over the honest time: four answer cells that each sleep 3 s (12 s, under the
+  cell timeout each, past the 10 s below which no notebook is called slow, within the class's
+  20 s notebook limit, many times the source notebook's time): flagged for review, with its slowest cells and their seconds.
 * Replayed inputs: ``test_add_hidden`` also checks ``add`` on a pair drawn from
   ``nbkit.testing.hidden_rng``, as the course's hidden tests do (the one change this module makes
   to the shared fixture: the assertion is added to the hidden test before the course is written;
@@ -41,7 +41,7 @@ if "hidden_rng" not in adv.TEST_ADD_HIDDEN:
 # What an earlier run without a grading seed drew (the inputs a student could have harvested).
 HARVESTED = tuple(int(v) for v in np.random.default_rng(HIDDEN_BASE).integers(-10**6, 10**6, size=2))
 _TABLE = {(2, 3): 5, (-1, 1): 0, (0.5, 0.25): 0.75, HARVESTED: sum(HARVESTED)}
-_SLEEP = "\nimport time\ntime.sleep(4)"
+_SLEEP = "\nimport time\ntime.sleep(3)"
 _OWN_OUTPUT = "the notebook's own output says"
 
 
@@ -66,7 +66,7 @@ CASES = {
         answers={"posterior_solution": adv.PERFECT["posterior_solution"] + "\nclass CellTimeoutError(Exception):\n"
                                        "    pass\nraise CellTimeoutError('no reply from the kernel within 10 s')",
                  "add_solution": adv.PERFECT["add_solution"] + "\nimport sys\nsys.exit(0)"}),
-    "slow_cells": adv.Case("correct answers; four cells of sleep(4), far over the honest time", 6, "flagged",
+    "slow_cells": adv.Case("correct answers; four cells of sleep(3), far over the honest time", 6, "flagged",
                            ("times the", "slowest cells: cell"),
                            answers={key: source + _SLEEP for key, source in adv.PERFECT.items()},
                            extra_cell=_SLEEP.strip()),
