@@ -62,8 +62,9 @@ def _verdicts(notebook_json) -> tuple:
     return failed, shown
 
 
-def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> dict:
-    """With and without the catalogue; with ``counterexamples``, the catalogue with and without them."""
+def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False, warm=True) -> dict:
+    """With and without the catalogue; with ``counterexamples``, the catalogue with and without them.
+    ``warm``: an untimed pair first (a smoke run skips it: its figures mean nothing)."""
     from grading.execution.judge_client import close_judge_servers
     from grading.execution.kernel import execute_notebook
     from grading.execution.limits import Limits
@@ -76,7 +77,8 @@ def paired(folder: Path, repeats: int, sandbox: str, counterexamples=False) -> d
     with tempfile.TemporaryDirectory(prefix="bench-diagnosis-") as scratch_root:
         scratch_root = Path(scratch_root)
         cache = build_matplotlib_cache(scratch_root / "matplotlib")
-        for index in range(repeats + 1):  # pair 0 warms the judge server and the file cache, untimed
+        first = 0 if warm else 1  # pair 0 is the untimed one
+        for index in range(first, repeats + 1):  # pair 0 warms the judge server and the file cache
             for on in ((True, False) if index % 2 else (False, True)):
                 scratch = scratch_root / f"run{index}-{on}"
                 shutil.copytree(folder, scratch)
@@ -162,9 +164,10 @@ def run(smoke=False, echo=print) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-diagnosis-subs-") as scratch:
         for label, folder in _submissions(Path(scratch)).items():
             echo(f"diagnosis: {label}, {repeats} paired runs")
-            results["runs"][label] = paired(folder, repeats, sandbox)
+            results["runs"][label] = paired(folder, repeats, sandbox, warm=not smoke)
             echo(f"counterexamples: {label}, {repeats} paired runs")
-            results.setdefault("counterexample_runs", {})[label] = paired(folder, repeats, sandbox, counterexamples=True)
+            results.setdefault("counterexample_runs", {})[label] = paired(folder, repeats, sandbox, counterexamples=True,
+                                                                         warm=not smoke)
     results["load_average"].append(round(os.getloadavg()[0], 2))
     results["search_calls"] = search_calls()
     return results
