@@ -72,7 +72,6 @@ def split_hidden_region(source: str, begin="BEGIN HIDDEN TESTS", end="END HIDDEN
     return "\n".join(kept), hidden
 
 
-
 def defined_functions(source: str) -> set:
     """The names of the top-level functions a code cell defines (none when it does not parse)."""
     import ast

@@ -335,8 +335,9 @@ class Diagnoser:
             shown += "\n  None of the known mistakes gives these results: work this input by hand."
         return found, shown
 
-    def _counterexample(self, function, reference, calls, shown=True):
-        """A shrunk call on which the student's function and the reference disagree, or None."""
+    def _counterexample(self, function, reference, calls, for_student=True):
+        """A shrunk call on which the student's function and the reference disagree, or None
+        (``for_student`` false: a visible cell's search, evidence only, :data:`EVIDENCE_CALLS` calls)."""
         import inspect
         import random
         import sys
@@ -362,7 +363,7 @@ class Diagnoser:
                 return _replay(reference, ((args, kwargs), None), deadline + 1)
 
             search = shrinking.Shrinker(run_reference, student, _visibly_agree, deadline=deadline, rng=rng,
-                                        max_calls=shrinking.MAX_STUDENT_CALLS if shown else EVIDENCE_CALLS)
+                                        max_calls=shrinking.MAX_STUDENT_CALLS if for_student else EVIDENCE_CALLS)
             small = search.shrink(args, kwargs, yours, expected)
             evidence = [(((a, k), None), outcome) for a, k, outcome in search.tried]
             values, original = shrinking.count(small[:2]), shrinking.count((args, kwargs))
