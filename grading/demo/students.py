@@ -20,8 +20,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
-from grading.core.cells import defined_functions, replace_functions
 from grading.core.errors import NbgError
+from grading.core.source import defined_functions, replace_functions
 
 BAYES = "01_bayes_mle_map"
 MULTINOMIAL = "03_multinomial_nb"

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 
 from grading.autograde import AutogradeSummary, autograde
-from grading.core.cells import defined_functions, replace_functions
+from grading.core.source import defined_functions, replace_functions
 from grading.core.course import Course
 from grading.release import build_release
 from tests import honest_times

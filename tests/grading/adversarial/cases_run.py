@@ -14,7 +14,8 @@ score, status and reason, the rest of the class and the gradebook.
   (a refused open, a missing network), so the notebook's words are all there is.
 * A notebook far over the honest time: four answer cells that each sleep 3 s (12 s, under the
   cell timeout each, past the 10 s below which no notebook is called slow, within the class's
-  20 s notebook limit, many times the source notebook's time): flagged for review, with its slowest cells and their seconds.
+  20 s notebook limit, many times the source notebook's time): flagged for review, with its
+  slowest cells and their seconds.
 * Replayed inputs: ``test_add_hidden`` also checks ``add`` on a pair drawn from
   ``nbkit.testing.hidden_rng``, as the course's hidden tests do (the one change this module makes
   to the shared fixture: the assertion is added to the hidden test before the course is written;
