@@ -143,11 +143,10 @@ def search_calls() -> dict:
                     diagnoser.explain(grade_id, counterexample="BEGIN HIDDEN TESTS" in source)
     finally:
         counterexample.Shrinker.shrink = shrink
-    from grading.execution import diagnosis_runtime
+    from grading.execution.diagnosis_runtime import EVIDENCE_CALLS
 
-    return {**counts, "hidden_max": counterexample.MAX_STUDENT_CALLS,
-            "visible_max": getattr(diagnosis_runtime, "EVIDENCE_CALLS", counterexample.MAX_STUDENT_CALLS),
-            "small_enough": getattr(counterexample, "SMALL_ENOUGH", None)}
+    return {**counts, "hidden_max": counterexample.MAX_STUDENT_CALLS, "visible_max": EVIDENCE_CALLS,
+            "small_enough": counterexample.SMALL_ENOUGH}
 
 
 def run(smoke=False, echo=print) -> dict:
@@ -222,19 +221,17 @@ def report_lines(section: dict, title: str, command: str) -> list:
         visible = ""
         if calls.get("visible_searches"):
             visible = (f", and {calls['visible_calls']} calls over {calls['visible_searches']} visible cells' searches "
-                       f"(evidence for the diagnosis only: at most {calls.get('visible_max', 3)} each)")
+                       f"(evidence for the diagnosis only: at most {calls['visible_max']} each)")
         lines += ["", f"What the cost is made of: the search's calls of the student's function, each a round trip to the "
                   f"student's kernel (a few milliseconds; the reference and the bookkeeping run in the judge). Counted in-process "
                   f"on the same submission's failed cells: {calls['calls']} calls over {calls['searches']} hidden cells' searches "
-                  f"({calls['calls'] / calls['searches']:.2f} each; at most {calls.get('hidden_max', 12)}){visible}. The "
-                  "search tries an input once, simplifies every argument at once first"
-                  + (f", and stops once the input has at most {calls['small_enough']} values, all simple."
-                     if calls.get("small_enough") else ".")]
+                  f"({calls['calls'] / calls['searches']:.2f} each; at most {calls['hidden_max']}){visible}. The "
+                  "search tries an input once, simplifies every argument at once first, and stops once the input has "
+                  f"at most {calls['small_enough']} values, all simple."]
     before = section.get("before")  # the same bench with the previous search, recorded by hand
     if before and calls and runs.get(before["label"]):
         run = runs[before["label"]]
-        key = "failed_overhead_median_s" if "failed_overhead_median_s" in before else "overhead_median_s"
-        now, then, cells = run.get(key, 0.0), before[key], run["failed_cells"]
+        now, then, cells = run["failed_overhead_median_s"], before["failed_overhead_median_s"], run["failed_cells"]
         total = calls["calls"] + calls.get("visible_calls", 0)
         lines += ["", f"Before this change ({before['what']}; load average {before['load']}): "
                   f"{then / cells * 1000:+.1f} ms per failed cell ({then / cells * 24:+.2f} s for 24), {before['calls']} calls "

@@ -19,6 +19,7 @@ are temporary.
 Runtime: about 40 s (one release, a fresh environment, JupyterLab, a kernel).
 """
 
+import http.client
 import os
 import secrets
 import shutil
@@ -27,7 +28,6 @@ import socket
 import subprocess
 import sys
 import sysconfig
-import http.client
 import time
 import urllib.request
 from pathlib import Path
